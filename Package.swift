@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Jolt: accelerometer gestures and alarms for a Raspberry Pi.
+//
+// Layering (see docs/architecture.md):
+//   JoltCore     pure fixed-point detection and the alarm state machine; no Foundation, no Glibc,
+//                builds in Embedded Swift for a Cortex-M.
+//   JoltTrace    the jolt-trace v1 format: a streaming parser from bytes to samples, and a writer.
+//   JoltDrivers  the I2C bus protocol and the MPU6050 / ADXL345 drivers, generic over the bus;
+//                never names /dev. Also Embedded-clean.
+//   JoltSim      register-level simulated chips on a simulated bus, with fault injection.
+//   JoltLinux    the Linux side: one wrapper per syscall (mockable in debug builds), /dev/i2c-*,
+//                /dev/gpiochip*, signals, sockets, processes.
+//   JoltApp      configuration, traces, commands; what the `jolt` executable runs.
+let debugMocking: [SwiftSetting] = [.define("ENABLE_MOCKING", .when(configuration: .debug))]
+
+let package = Package(
+    name: "Jolt",
+    products: [
+        .executable(name: "jolt", targets: ["jolt"]),
+    ],
+    targets: [
+        .target(name: "JoltCore"),
+        .target(name: "JoltTrace", dependencies: ["JoltCore"]),
+        .target(name: "JoltDrivers"),
+        .target(name: "JoltSim", dependencies: ["JoltDrivers"]),
+        .systemLibrary(name: "CI2C", path: "hal/CI2C", providers: [.apt(["libi2c-dev"])]),
+        .systemLibrary(name: "CGPIO", path: "hal/CGPIO"),
+        .target(
+            name: "JoltLinux",
+            dependencies: ["JoltDrivers", "CI2C", "CGPIO"],
+            swiftSettings: debugMocking
+        ),
+        .target(
+            name: "JoltApp",
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltSim", "JoltLinux"],
+            swiftSettings: debugMocking
+        ),
+        .executableTarget(name: "jolt", dependencies: ["JoltApp"]),
+        .testTarget(
+            name: "JoltTests",
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltSim", "JoltLinux", "JoltApp"],
+            swiftSettings: debugMocking
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,137 @@
+import JoltTrace
+
+/// Reads one JSON object of a configuration file, field by field, and reports problems with
+/// the file, the line and the field's path: `boards/kiosk.json:12: detection.shake.threshold_g:
+/// must be between 0.1 and 16 g (found 40)`. Keys nobody asked for are unknown keys, reported by
+/// `finish()`.
+final class ObjectReader {
+    let file: String
+    let path: String
+    let line: Int
+    let members: [(key: String, value: JSONNode)]
+    var used: [String] = []
+
+    init(file: String, path: String, node: JSONNode) throws(JoltError) {
+        self.file = file
+        self.path = path
+        line = node.line
+        guard case .object(let m) = node.value else {
+            throw JoltError(.config, "\(file):\(node.line): \(path.isEmpty ? "the file" : path): must be an object ({…}), found \(node.value.typeName)")
+        }
+        members = m
+    }
+
+    func fieldPath(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+
+    func fail(_ key: String, _ node: JSONNode?, _ message: String) -> JoltError {
+        JoltError(.config, "\(file):\(node?.line ?? line): \(fieldPath(key)): \(message)")
+    }
+
+    /// The member's node, marking the key as known.
+    func node(_ key: String) -> JSONNode? {
+        used.append(key)
+        return members.first { $0.key == key }?.value
+    }
+
+    /// Whether the object has this key (without marking it).
+    func has(_ key: String) -> Bool { members.contains { $0.key == key } }
+
+    /// Reports the first key that no reader asked for.
+    func finish() throws(JoltError) {
+        for m in members where !used.contains(m.key) {
+            var hint = ""
+            if let near = used.min(by: { Self.distance($0, m.key) < Self.distance($1, m.key) }), Self.distance(near, m.key) <= 3 {
+                hint = " (did you mean \(near)?)"
+            } else if !used.isEmpty {
+                hint = " (known keys: \(used.joined(separator: ", ")))"
+            }
+            throw JoltError(.config, "\(file):\(m.value.line): \(fieldPath(m.key)): unknown key\(hint)")
+        }
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        var row = Array(0...b.count)
+        for i in 1...a.count {
+            var prev = row[0]
+            row[0] = i
+            if b.isEmpty { continue }
+            for j in 1...b.count {
+                let cur = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
+                prev = cur
+            }
+        }
+        return row[b.count]
+    }
+
+    /// A nested object, or nil when absent.
+    func object(_ key: String) throws(JoltError) -> ObjectReader? {
+        guard let n = node(key) else { return nil }
+        return try ObjectReader(file: file, path: fieldPath(key), node: n)
+    }
+
+    /// A string, or nil when absent.
+    func string(_ key: String) throws(JoltError) -> String? {
+        guard let n = node(key) else { return nil }
+        guard case .string(let s) = n.value else { throw fail(key, n, "must be a string, found \(n.value.typeName)") }
+        return s
+    }
+
+    /// One of `choices`, or nil when absent.
+    func choice(_ key: String, _ choices: [String]) throws(JoltError) -> String? {
+        guard let s = try string(key) else { return nil }
+        guard choices.contains(s) else {
+            throw fail(key, node(key), "must be one of \(choices.map { "\"\($0)\"" }.joined(separator: ", ")), found \"\(s)\"")
+        }
+        return s
+    }
+
+    /// true or false, or nil when absent.
+    func bool(_ key: String) throws(JoltError) -> Bool? {
+        guard let n = node(key) else { return nil }
+        guard case .bool(let b) = n.value else { throw fail(key, n, "must be true or false, found \(n.value.typeName)") }
+        return b
+    }
+
+    /// A number × 10^places, exactly, checked against `range` (in the same scaled units);
+    /// nil when absent. `unit` is for messages.
+    func fixed(_ key: String, places: Int, range: ClosedRange<Int64>, unit: String) throws(JoltError) -> Int64? {
+        guard let n = node(key) else { return nil }
+        return try Self.fixed(n, places: places, range: range, unit: unit) { m throws(JoltError) in fail(key, n, m) }
+    }
+
+    static func fixed(_ n: JSONNode, places: Int, range: ClosedRange<Int64>, unit: String, fail: (String) throws(JoltError) -> JoltError) throws(JoltError) -> Int64 {
+        guard case .number(let text) = n.value else { throw try fail("must be a number\(unit.isEmpty ? "" : " (\(unit))"), found \(n.value.typeName)") }
+        let lo = TraceWriter.decimal(range.lowerBound, places: places, trim: true)
+        let hi = TraceWriter.decimal(range.upperBound, places: places, trim: true)
+        let u = unit.isEmpty ? "" : " " + unit
+        var bytes = Array(text.utf8)
+        let v = bytes.withUnsafeMutableBufferPointer { b in
+            try? FixedDecimal.parse(UnsafeBufferPointer(b), from: 0, to: b.count, places: places)
+        }
+        guard let v, range.contains(v) else {
+            throw try fail("must be between \(Self.clean(lo)) and \(Self.clean(hi))\(u) (found \(text))")
+        }
+        return v
+    }
+
+    static func clean(_ s: String) -> String { s.hasSuffix(".0") ? String(s.dropLast(2)) : s }
+
+    /// A number in milli-units as Int32 (e.g. g → mg), checked against `range` given in the
+    /// file's units × 1000.
+    func milli(_ key: String, _ range: ClosedRange<Int64>, _ unit: String) throws(JoltError) -> Int32? {
+        try fixed(key, places: 3, range: range, unit: unit).map { Int32($0) }
+    }
+
+    /// A whole number checked against `range`.
+    func integer(_ key: String, _ range: ClosedRange<Int64>, _ unit: String = "") throws(JoltError) -> Int32? {
+        guard let n = node(key) else { return nil }
+        guard case .number(let text) = n.value, !text.contains("."), !text.contains("e"), !text.contains("E") else {
+            if case .number(let t) = n.value { throw fail(key, n, "must be a whole number\(unit.isEmpty ? "" : " (\(unit))"), found \(t)") }
+            throw fail(key, n, "must be a whole number\(unit.isEmpty ? "" : " (\(unit))"), found \(n.value.typeName)")
+        }
+        return try fixed(key, places: 0, range: range, unit: unit).map { Int32($0) }
+    }
+}

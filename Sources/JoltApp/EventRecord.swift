@@ -1,0 +1,238 @@
+import JoltCore
+import JoltTrace
+
+/// One event as Jolt reports it: on stdout (human text or a JSON line), to actions, to logs.
+///
+/// The JSON form is a contract read by tools outside Jolt: keys are added, never renamed.
+///   {"t":12.34,"event":"shake","phase":"began","algorithm":"jolt","peak_g":2.13}
+///   {"t":14.1,"event":"shake","phase":"ended","algorithm":"jolt","peak_g":2.41,"duration_s":1.76}
+///   {"t":20.5,"event":"flip","state":"face_down","algorithm":"jolt"}
+///   {"t":31.0,"event":"tamper"}
+///   {"t":31.0,"event":"alarm","state":"triggered","from":"armed","cause":"tamper"}
+///   {"t":40.2,"event":"fault","detail":"..."}  {"t":41.0,"event":"recovered","detail":"..."}
+public struct EventRecord: Equatable, Sendable {
+    /// What happened.
+    public enum Kind: Equatable, Sendable {
+        case shake(ShakePhase)
+        case flip(FaceState)
+        case tamper
+        case alarm(AlarmTransition)
+        case fault
+        case recovered
+    }
+
+    /// Time, µs, on the stream's clock (a trace's own time for replay).
+    public var t: Int64
+    public var kind: Kind
+    /// The algorithm that raised it (shake and flip events).
+    public var algorithm: String?
+    /// A shake's largest dynamic acceleration, mg.
+    public var peakMilliG: Int32?
+    /// A shake's duration from began, µs (ended, cancelled).
+    public var durationMicros: Int64?
+    /// Free text for faults.
+    public var detail: String?
+    /// The trace it came from (replay).
+    public var file: String?
+
+    public init(t: Int64, kind: Kind, algorithm: String? = nil, peakMilliG: Int32? = nil,
+                durationMicros: Int64? = nil, detail: String? = nil, file: String? = nil) {
+        self.t = t
+        self.kind = kind
+        self.algorithm = algorithm
+        self.peakMilliG = peakMilliG
+        self.durationMicros = durationMicros
+        self.detail = detail
+        self.file = file
+    }
+
+    /// The name an action binding uses: `shake.began`, `flip.face_down`, `tamper`,
+    /// `alarm.triggered`, `alarm.cleared`, `alarm.armed`, `alarm.arming`, `alarm.disarmed`,
+    /// `fault`, `recovered`.
+    public var bindingName: String {
+        switch kind {
+        case .shake(let p): return "shake." + Self.phaseName(p)
+        case .flip(let s): return "flip." + Self.stateName(s)
+        case .tamper: return "tamper"
+        case .alarm(let tr):
+            if tr.to == .triggered { return "alarm.triggered" }
+            if tr.from == .triggered { return "alarm.cleared" }
+            return "alarm." + Self.alarmName(tr.to)
+        case .fault: return "fault"
+        case .recovered: return "recovered"
+        }
+    }
+
+    /// Every binding name, for validating configurations.
+    public static let bindingNames = [
+        "shake.began", "shake.ended", "shake.cancelled", "flip.face_down", "flip.face_up", "tamper",
+        "alarm.triggered", "alarm.cleared", "alarm.armed", "alarm.arming", "alarm.disarmed", "fault", "recovered",
+    ]
+
+    static func phaseName(_ p: ShakePhase) -> String {
+        switch p {
+        case .began: return "began"
+        case .ended: return "ended"
+        case .cancelled: return "cancelled"
+        }
+    }
+
+    static func stateName(_ s: FaceState) -> String { s == .faceDown ? "face_down" : "face_up" }
+
+    /// The alarm state's name in events and on the control socket.
+    public static func alarmName(_ s: AlarmState) -> String {
+        switch s {
+        case .disarmed: return "disarmed"
+        case .arming: return "arming"
+        case .armed: return "armed"
+        case .triggered: return "triggered"
+        }
+    }
+
+    static func causeName(_ c: AlarmTransition.Cause) -> String {
+        switch c {
+        case .armCommand: return "arm"
+        case .disarmCommand: return "disarm"
+        case .graceOver: return "grace_over"
+        case .shake: return "shake"
+        case .flip: return "flip"
+        case .tamper: return "tamper"
+        case .timeout: return "timeout"
+        }
+    }
+
+    /// Seconds with up to 6 decimals, trailing zeros trimmed: 12.34, 20.5, 31.0.
+    static func seconds(_ t: Int64) -> String { TraceWriter.decimal(t, places: 6, trim: true) }
+
+    static func g(_ mg: Int32) -> String {
+        // Two decimals of g, rounded half away from zero.
+        let v = (Int64(mg) + (mg >= 0 ? 5 : -5)) / 10
+        return TraceWriter.decimal(v, places: 2, trim: false)
+    }
+
+    /// The event's fields as JSON object members (`"key":value`), in order, without braces.
+    public var jsonFields: [String] {
+        var f = ["\"t\":" + Self.seconds(t)]
+        switch kind {
+        case .shake(let p):
+            f.append("\"event\":\"shake\"")
+            f.append("\"phase\":\"\(Self.phaseName(p))\"")
+        case .flip(let s):
+            f.append("\"event\":\"flip\"")
+            f.append("\"state\":\"\(Self.stateName(s))\"")
+        case .tamper:
+            f.append("\"event\":\"tamper\"")
+        case .alarm(let tr):
+            f.append("\"event\":\"alarm\"")
+            f.append("\"state\":\"\(Self.alarmName(tr.to))\"")
+            f.append("\"from\":\"\(Self.alarmName(tr.from))\"")
+            f.append("\"cause\":\"\(Self.causeName(tr.cause))\"")
+        case .fault:
+            f.append("\"event\":\"fault\"")
+        case .recovered:
+            f.append("\"event\":\"recovered\"")
+        }
+        if let a = algorithm { f.append("\"algorithm\":" + JSONText.quote(a)) }
+        if let p = peakMilliG { f.append("\"peak_g\":" + Self.g(p)) }
+        if let d = durationMicros { f.append("\"duration_s\":" + TraceWriter.decimal((d + 500) / 1000, places: 3, trim: true)) }
+        if let d = detail { f.append("\"detail\":" + JSONText.quote(d)) }
+        if let file { f.append("\"file\":" + JSONText.quote(file)) }
+        return f
+    }
+
+    /// One JSON object, no newline.
+    public var json: String { "{" + jsonFields.joined(separator: ",") + "}" }
+
+    /// A short human line, no newline: `  12.340 s  shake began (peak 2.13 g)`.
+    public var human: String {
+        var s = TraceWriter.decimal(t / 1000, places: 3, trim: false) + " s  "
+        while s.count < 13 { s = " " + s }
+        switch kind {
+        case .shake(let p): s += "shake " + Self.phaseName(p)
+        case .flip(let st): s += st == .faceDown ? "flip: face down" : "flip: face up"
+        case .tamper: s += "tamper: moved from where it was armed"
+        case .alarm(let tr):
+            s += "alarm \(Self.alarmName(tr.to)) (was \(Self.alarmName(tr.from)), \(Self.causeName(tr.cause).replacingOccurrences("_", " ")))"
+        case .fault: s += "fault"
+        case .recovered: s += "recovered"
+        }
+        var extra: [String] = []
+        if let p = peakMilliG { extra.append("peak \(Self.g(p)) g") }
+        if let d = durationMicros { extra.append("lasted \(TraceWriter.decimal((d + 5000) / 10000, places: 2, trim: false)) s") }
+        if !extra.isEmpty { s += " (" + extra.joined(separator: ", ") + ")" }
+        if let d = detail { s += ": " + d }
+        return s
+    }
+}
+
+extension String {
+    func replacingOccurrences(_ a: Character, _ b: Character) -> String {
+        String(map { $0 == a ? b : $0 })
+    }
+}
+
+/// Builds event records from what a detector set raised on one sample.
+enum EventBuilder {
+    /// Appends the records for `events` raised at `t` by `detectors` to `out`.
+    static func records<D: SampleDetector>(_ events: Events, at t: Int64, detectors d: D, settings: DetectionSettings, into out: inout [EventRecord]) {
+        let shakeName = "\(settings.shakeAlgorithm.name)"
+        let flipName = "\(settings.flipAlgorithm.name)"
+        func peak() -> Int32? {
+            let p2 = d.shakePeak2
+            return p2 > 0 ? Int32(isqrt(p2)) : nil
+        }
+        if events.contains(.shakeBegan) {
+            out.append(EventRecord(t: t, kind: .shake(.began), algorithm: shakeName, peakMilliG: peak()))
+        }
+        if events.contains(.shakeEnded) {
+            out.append(EventRecord(t: t, kind: .shake(.ended), algorithm: shakeName, peakMilliG: peak(), durationMicros: t - d.shakeSince))
+        }
+        if events.contains(.shakeCancelled) {
+            out.append(EventRecord(t: t, kind: .shake(.cancelled), algorithm: shakeName, peakMilliG: peak(), durationMicros: t - d.shakeSince))
+        }
+        if events.contains(.faceDown) { out.append(EventRecord(t: t, kind: .flip(.faceDown), algorithm: flipName)) }
+        if events.contains(.faceUp) { out.append(EventRecord(t: t, kind: .flip(.faceUp), algorithm: flipName)) }
+        if events.contains(.tamper) { out.append(EventRecord(t: t, kind: .tamper)) }
+    }
+
+    /// Integer square root (floor).
+    static func isqrt(_ v: Int64) -> Int64 {
+        guard v > 0 else { return 0 }
+        var x = Int64(Double(v).squareRoot())
+        while x * x > v { x -= 1 }
+        while (x + 1) * (x + 1) <= v { x += 1 }
+        return x
+    }
+}
+
+/// Something that wants each detector set, whatever its algorithms, as a concrete type.
+protocol DetectorConsumer {
+    associatedtype Result
+    func consume<D: SampleDetector>(_ detectors: inout D) throws(JoltError) -> Result
+}
+
+/// Builds the detector set that `settings` names and hands it to `consumer`, so that every
+/// combination of algorithms runs as specialised code.
+func withDetectors<C: DetectorConsumer>(_ settings: DetectionSettings, _ consumer: C) throws(JoltError) -> C.Result {
+    switch settings.shakeAlgorithm {
+    case .jolt: return try withFlip(JoltShake.self, settings, consumer)
+    case .threshold: return try withFlip(ThresholdShake.self, settings, consumer)
+    case .lowpass: return try withFlip(LowPassShake.self, settings, consumer)
+    case .planar: return try withFlip(PlanarShake.self, settings, consumer)
+    case .window: return try withFlip(WindowShake.self, settings, consumer)
+    }
+}
+
+private func withFlip<S: ShakeDetecting, C: DetectorConsumer>(_: S.Type, _ settings: DetectionSettings, _ consumer: C) throws(JoltError) -> C.Result {
+    switch settings.flipAlgorithm {
+    case .jolt:
+        var d = DetectorSet<S, JoltFlip>(settings)
+        return try consumer.consume(&d)
+    case .phone:
+        var d = DetectorSet<S, PhoneFlip>(settings)
+        return try consumer.consume(&d)
+    case .android:
+        var d = DetectorSet<S, AndroidFlip>(settings)
+        return try consumer.consume(&d)
+    }
+}

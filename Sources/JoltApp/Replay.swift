@@ -1,0 +1,72 @@
+import JoltCore
+import JoltTrace
+
+/// `jolt replay`: runs the detectors over recorded traces as fast as they can be read.
+public struct ReplayCommand {
+    public var files: [String] = []
+    public var json = false
+    public var board = BoardProfile()
+    public var arm = false
+
+    public init() {}
+
+    /// Runs every file in turn; stops at the first bad file with its error.
+    public func run(out: OutputStream) throws(JoltError) {
+        for path in files {
+            let file = try TraceFile(path: path)
+            var settings = board.detection
+            settings.rateMilliHz = file.rateMilliHz
+            settings.gyro = file.header.hasGyro
+            let stats = try withDetectors(settings, Stream(file: file, settings: settings, json: json, arm: arm, out: out))
+            if !json {
+                out.write("\(path): \(stats.samples) samples, \(EventRecord.seconds((stats.span + 500) / 1000 * 1000)) s at \(TraceWriter.decimal(Int64(file.rateMilliHz), places: 3, trim: true)) Hz, \(stats.events) event\(stats.events == 1 ? "" : "s")\n")
+            }
+            out.flush()
+        }
+    }
+
+    struct Stats {
+        var samples = 0
+        var events = 0
+        var span: Int64 = 0
+    }
+
+    struct Stream: DetectorConsumer {
+        let file: TraceFile
+        let settings: DetectionSettings
+        let json: Bool
+        let arm: Bool
+        let out: OutputStream
+
+        func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) -> Stats {
+            var stats = Stats()
+            var records: [EventRecord] = []
+            var first: Int64?
+            var last: Int64 = 0
+            while let s = try file.next() {
+                let e = d.update(s)
+                if first == nil {
+                    first = s.t
+                    if arm { d.armTamper() }
+                }
+                last = s.t
+                stats.samples += 1
+                if !e.isEmpty {
+                    records.removeAll(keepingCapacity: true)
+                    EventBuilder.records(e, at: s.t, detectors: d, settings: settings, into: &records)
+                    for var r in records {
+                        stats.events += 1
+                        if json {
+                            r.file = file.path
+                            out.write(r.json + "\n")
+                        } else {
+                            out.write(r.human + "\n")
+                        }
+                    }
+                }
+            }
+            stats.span = first.map { last - $0 } ?? 0
+            return stats
+        }
+    }
+}

@@ -1,0 +1,128 @@
+/// The theft alarm's state.
+public enum AlarmState: UInt8, Sendable, CaseIterable {
+    /// Off: nothing triggers it.
+    case disarmed
+    /// Armed, but still in the grace period that lets the owner walk away.
+    case arming
+    /// Watching: a trigger sounds it.
+    case armed
+    /// Sounding, until disarmed or until the maximum duration, when it re-arms.
+    case triggered
+}
+
+/// What may trigger the alarm.
+public struct AlarmTriggers: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// A shake beginning.
+    public static let shake = AlarmTriggers(rawValue: 1)
+    /// Turned face down.
+    public static let flip = AlarmTriggers(rawValue: 2)
+    /// Lifted, carried, tilted.
+    public static let tamper = AlarmTriggers(rawValue: 4)
+    /// All of them.
+    public static let all: AlarmTriggers = [.shake, .flip, .tamper]
+}
+
+/// Settings of the alarm.
+public struct AlarmSettings: Equatable, Sendable {
+    /// Grace period between `arm` and watching, ms.
+    public var armingMillis: Int32
+    /// Longest time the alarm sounds before re-arming by itself, ms (0: until disarmed).
+    public var maxSoundMillis: Int32
+    /// What triggers it.
+    public var triggers: AlarmTriggers
+
+    public init(armingMillis: Int32 = 10_000, maxSoundMillis: Int32 = 300_000, triggers: AlarmTriggers = .all) {
+        self.armingMillis = armingMillis
+        self.maxSoundMillis = maxSoundMillis
+        self.triggers = triggers
+    }
+}
+
+/// A change of alarm state, and why.
+public struct AlarmTransition: Equatable, Sendable {
+    /// The state before.
+    public var from: AlarmState
+    /// The state after.
+    public var to: AlarmState
+    /// What caused it.
+    public var cause: Cause
+
+    /// What caused a transition.
+    public enum Cause: UInt8, Sendable {
+        case armCommand, disarmCommand, graceOver, shake, flip, tamper, timeout
+    }
+
+    public init(from: AlarmState, to: AlarmState, cause: Cause) {
+        self.from = from
+        self.to = to
+        self.cause = cause
+    }
+}
+
+/// The alarm as a pure state machine: commands and detector events in, transitions out. Time is
+/// passed in (µs, on the same clock as the samples); there is no clock and no I/O here.
+public struct Alarm: Sendable {
+    /// The current state.
+    public var state: AlarmState { _state }
+    @usableFromInline var _state: AlarmState = .disarmed
+    /// When the current state was entered, µs.
+    public var since: Int64 { _since }
+    @usableFromInline var _since: Int64 = 0
+    let arming: Int64
+    let maxSound: Int64
+    /// What triggers the alarm.
+    public let triggers: AlarmTriggers
+
+    /// An alarm with `settings`, disarmed.
+    public init(settings s: AlarmSettings) {
+        arming = Int64(s.armingMillis) * Units.microsPerMilli
+        maxSound = Int64(s.maxSoundMillis) * Units.microsPerMilli
+        triggers = s.triggers
+    }
+
+    /// Whether the buzzer should sound now.
+    public var isSounding: Bool { state == .triggered }
+
+    mutating func go(_ to: AlarmState, _ cause: AlarmTransition.Cause, _ t: Int64) -> AlarmTransition? {
+        if to == state { return nil }
+        let tr = AlarmTransition(from: state, to: to, cause: cause)
+        _state = to
+        _since = t
+        return tr
+    }
+
+    /// Arms the alarm at `t`: after the grace period it watches. Arming an armed or sounding alarm
+    /// changes nothing.
+    public mutating func arm(at t: Int64) -> AlarmTransition? {
+        guard state == .disarmed else { return nil }
+        return arming > 0 ? go(.arming, .armCommand, t) : go(.armed, .armCommand, t)
+    }
+
+    /// Disarms the alarm at `t`, silencing it.
+    public mutating func disarm(at t: Int64) -> AlarmTransition? {
+        go(.disarmed, .disarmCommand, t)
+    }
+
+    /// Advances time to `t`: the grace period ends, or a sounding alarm times out and re-arms.
+    public mutating func tick(at t: Int64) -> AlarmTransition? {
+        switch state {
+        case .arming where t - since >= arming:
+            return go(.armed, .graceOver, t)
+        case .triggered where maxSound > 0 && t - since >= maxSound:
+            return go(.armed, .timeout, t)
+        default:
+            return nil
+        }
+    }
+
+    /// Offers detector events at `t`; an armed alarm triggers on those it is set to watch.
+    public mutating func observe(_ events: Events, at t: Int64) -> AlarmTransition? {
+        guard state == .armed else { return nil }
+        if triggers.contains(.tamper) && events.contains(.tamper) { return go(.triggered, .tamper, t) }
+        if triggers.contains(.shake) && events.contains(.shakeBegan) { return go(.triggered, .shake, t) }
+        if triggers.contains(.flip) && events.contains(.faceDown) { return go(.triggered, .flip, t) }
+        return nil
+    }
+}

@@ -1,0 +1,161 @@
+/// Jolt's shake detector: a shake is the hand pushing the device one way and pulling it back,
+/// again and again, a few times a second.
+///
+/// What it measures: the dynamic acceleration `d = a − gravity` (gravity from a slow low-pass).
+/// It cuts `d` into *lobes*: a lobe starts when |d| rises past the hysteresis level and ends when
+/// |d| falls back below it or when `d` turns more than 90° away from the lobe's peak. A lobe
+/// *counts* when its peak reaches the threshold. A shake is a chain of counted lobes in which each
+/// points the opposite way to the one before (more than 120° apart), each starts 40-320 ms after
+/// the one before (half a cycle of a 1.6-12 Hz shake), and consecutive half-periods are alike
+/// (within a factor of 2).
+///
+/// Why: walking and running shake a pocket too, but the motion is one-signed impacts (heel strike
+/// up, then a free-fall that cannot exceed 1 g down) at uneven half-periods, and a knock is a
+/// single spike or a ring far faster than a hand. A deliberate shake is symmetric, periodic and
+/// reverses direction. Two opposite lobes both past `strong` are recognised at once (about one
+/// cycle after onset); gentler shakes need `minLobes` lobes.
+///
+/// All arithmetic is integer: squared lengths in mg², dot products in mg², times in µs.
+public struct JoltShake: Sendable {
+    // Parameters, fixed point, for one output data rate.
+    @usableFromInline let threshold2: Int64
+    @usableFromInline let strong2: Int64
+    @usableFromInline let hysteresis2: Int64
+    @usableFromInline let minLobes: Int32
+    @usableFromInline let minHalf: Int64
+    @usableFromInline let maxHalf: Int64
+    @usableFromInline let ratioPercent: Int64
+
+    // The open lobe (or, when `open` is false, the last lobe).
+    @usableFromInline var open = false
+    @usableFromInline var counted = false
+    @usableFromInline var peak = Vec3.zero
+    @usableFromInline var peak2: Int64 = 0
+    @usableFromInline var start: Int64 = 0
+
+    // The chain of counted lobes so far; `last…` describe the previous counted lobe.
+    @usableFromInline var chain: Int32 = 0
+    @usableFromInline var prevStrong = false
+    @usableFromInline var lastPeak = Vec3.zero
+    @usableFromInline var lastPeak2: Int64 = 0
+    @usableFromInline var lastStart: Int64 = 0
+    @usableFromInline var lastHalf: Int64 = 0
+
+    /// The began / ended / cancelled lifecycle.
+    public var lifecycle: GestureLifecycle { _lifecycle }
+    @usableFromInline var _lifecycle: GestureLifecycle
+    /// The largest lobe peak of the current (or last) shake, squared, mg².
+    public var shakePeak2: Int64 { _shakePeak2 }
+    @usableFromInline var _shakePeak2: Int64 = 0
+
+    /// A detector with `settings`; times are converted to µs.
+    public init(settings s: ShakeSettings) {
+        threshold2 = Int64(s.thresholdMilliG) * Int64(s.thresholdMilliG)
+        strong2 = Int64(s.strongMilliG) * Int64(s.strongMilliG)
+        hysteresis2 = Int64(s.hysteresisMilliG) * Int64(s.hysteresisMilliG)
+        minLobes = max(s.minLobes, 2)
+        minHalf = Int64(s.minHalfPeriodMillis) * Units.microsPerMilli
+        maxHalf = Int64(s.maxHalfPeriodMillis) * Units.microsPerMilli
+        ratioPercent = Int64(max(s.maxHalfPeriodRatioPercent, 100))
+        _lifecycle = GestureLifecycle(
+            quietMicros: Int64(s.quietMillis) * Units.microsPerMilli,
+            refractoryMicros: Int64(s.refractoryMillis) * Units.microsPerMilli,
+            maxDurationMicros: Int64(s.maxDurationMillis) * Units.microsPerMilli)
+    }
+
+    /// The current chain length (counted alternating lobes), for live views.
+    public var chainLength: Int32 { chain }
+
+    /// Feeds one sample. `gravity` is the current gravity estimate in mg.
+    @inlinable
+    public mutating func update(_ s: Sample, gravity: Vec3) -> ShakePhase? {
+        let d = s.accel - gravity
+        let m2 = d.lengthSquared
+        var recognised = false
+        var evidence = false
+        if open {
+            if m2 < hysteresis2 {
+                open = false
+            } else if d.dot(peak) < 0 {
+                // The motion reversed without passing through rest: a new lobe starts here.
+                (recognised, evidence) = startLobe(d, m2, s.t)
+            } else if m2 > peak2 {
+                let before = peak2
+                peak = d
+                peak2 = m2
+                if !counted {
+                    if m2 >= threshold2 { (recognised, evidence) = count(s.t) }
+                } else if prevStrong && before < strong2 && m2 >= strong2 {
+                    recognised = true
+                    evidence = true
+                }
+            }
+        } else if m2 >= hysteresis2 {
+            (recognised, evidence) = startLobe(d, m2, s.t)
+        }
+        if !recognised && !lifecycle.needsUpdate { return nil }
+        let phase = _lifecycle.update(t: s.t, recognised: recognised, evidence: evidence)
+        if phase == .began {
+            _shakePeak2 = max(peak2, lastPeak2)
+        } else if lifecycle.isActive && m2 > shakePeak2 {
+            _shakePeak2 = m2
+        }
+        return phase
+    }
+
+    @inlinable
+    mutating func startLobe(_ d: Vec3, _ m2: Int64, _ t: Int64) -> (Bool, Bool) {
+        if counted {
+            lastPeak = peak
+            lastPeak2 = peak2
+            lastStart = start
+        }
+        open = true
+        counted = false
+        peak = d
+        peak2 = m2
+        start = t
+        if m2 >= threshold2 { return count(t) }
+        return (false, false)
+    }
+
+    /// The open lobe's peak just reached the threshold: extend or restart the chain.
+    @inlinable
+    mutating func count(_ t: Int64) -> (Bool, Bool) {
+        counted = true
+        let half = start - lastStart
+        var continues = false
+        if chain > 0 && half >= minHalf && half <= maxHalf {
+            // Opposite directions: cos(angle) ≤ -1/2, i.e. dot < 0 and 4·dot² ≥ |a|²·|b|².
+            // Scaled down by 2^8 each so the products stay in range (|v|² ≤ ~2^30 mg²).
+            let dot = peak.dot(lastPeak)
+            if dot < 0 {
+                let s = dot >> 8
+                continues = 4 * s * s >= (peak2 >> 8) * (lastPeak2 >> 8)
+            }
+            if continues && chain >= 2 {
+                // Consecutive half-periods must be alike.
+                continues = half * 100 <= lastHalf * ratioPercent && lastHalf * 100 <= half * ratioPercent
+            }
+        }
+        if continues {
+            chain += 1
+            prevStrong = lastPeak2 >= strong2
+        } else {
+            chain = 1
+            prevStrong = false
+        }
+        lastHalf = half
+        let recognised = chain >= minLobes || (prevStrong && peak2 >= strong2)
+        return (recognised, chain >= 2)
+    }
+
+    /// Forgets all motion history, without an event (a gap in the data).
+    public mutating func reset() {
+        open = false
+        counted = false
+        chain = 0
+        prevStrong = false
+        _lifecycle.reset()
+    }
+}

@@ -1,0 +1,99 @@
+/// The tamper detector, for the alarm: once armed, it fires when the device tilts away from the
+/// orientation it had when armed, or keeps moving.
+///
+/// - Tilt: the angle between the gravity estimate and the reference captured by `arm` exceeds
+///   `tilt` (compared as cosines, in integers: `dot² < cos²θ·|g|²·|r|²` or `dot < 0`).
+/// - Motion: time is cut into 20 ms buckets; a bucket is *moving* when any sample in it had a
+///   dynamic acceleration (gravity removed) past `motion` on some axis. Tamper when at least
+///   `motionMillis` worth of the last fifty buckets (one second) moved. A knock on the table rings
+///   for a few tens of milliseconds; someone leaning on it tilts it a degree or two; a lift or a
+///   carry moves it for much longer.
+///
+/// Both checks run once per bucket, so the per-sample cost is a comparison or two.
+public struct Tamper: Sendable {
+    /// Length of a motion bucket, µs.
+    public static let bucketMicros: Int64 = 20_000
+    /// Buckets in the motion window (one second).
+    public static let windowBuckets: Int32 = 50
+
+    @usableFromInline let cos2Q30: Int64
+    @usableFromInline let motion: Int32
+    @usableFromInline let motionBuckets: Int32
+    @usableFromInline let holdoff: Int64
+
+    @usableFromInline var armed = false
+    @usableFromInline var reference = Vec3.zero
+    @usableFromInline var reference2: Int64 = 0
+    @usableFromInline var buckets: BitWindow
+    @usableFromInline var bucketEnd: Int64 = .min
+    @usableFromInline var bucketMoving = false
+    @usableFromInline var lastFired: Int64 = .min
+
+    /// A detector with `settings`.
+    public init(settings s: TamperSettings) {
+        let c = Int64(Trig.cosQ15(deciDegrees: s.tiltDeci))
+        cos2Q30 = c * c
+        motion = s.motionMilliG
+        motionBuckets = Int32((Int64(s.motionMillis) * Units.microsPerMilli + Tamper.bucketMicros - 1) / Tamper.bucketMicros)
+        holdoff = Int64(s.holdoffMillis) * Units.microsPerMilli
+        buckets = BitWindow(length: Tamper.windowBuckets)
+    }
+
+    /// Whether the detector is armed.
+    public var isArmed: Bool { armed }
+
+    /// Arms the detector: `gravity` (mg) becomes the reference orientation.
+    public mutating func arm(gravity: Vec3) {
+        armed = true
+        reference = gravity
+        reference2 = gravity.lengthSquared
+        buckets.removeAll()
+        bucketEnd = .min
+        bucketMoving = false
+        lastFired = .min
+    }
+
+    /// Disarms the detector.
+    public mutating func disarm() {
+        armed = false
+    }
+
+    /// Feeds one sample; `gravity` is the current gravity estimate in mg.
+    @inlinable
+    public mutating func update(_ s: Sample, gravity: Vec3) -> Bool {
+        guard armed else { return false }
+        if (s.accel - gravity).maxAbs > motion { bucketMoving = true }
+        if s.t < bucketEnd { return false }
+        return closeBucket(s.t, gravity)
+    }
+
+    @usableFromInline
+    mutating func closeBucket(_ t: Int64, _ g: Vec3) -> Bool {
+        if bucketEnd == .min {
+            bucketEnd = t + Tamper.bucketMicros
+            return false
+        }
+        buckets.push(bucketMoving)
+        bucketMoving = false
+        bucketEnd += Tamper.bucketMicros
+        if bucketEnd <= t { bucketEnd = t + Tamper.bucketMicros }   // after a gap
+        if lastFired != .min && t - lastFired < holdoff { return false }
+        var fired = buckets.ones >= motionBuckets
+        if !fired {
+            let dot = g.dot(reference)
+            // |g|²·|r|² ≤ ~1e15 mg⁴ even mid-motion; cos² is Q30. Dropping 15 bits from each factor
+            // keeps the product below 2^63 and equal to |g|²·|r|²·cos²θ.
+            let rhs = ((g.lengthSquared * reference2) >> 15) * (cos2Q30 >> 15)
+            fired = dot < 0 || dot * dot < rhs
+        }
+        if fired { lastFired = t }
+        return fired
+    }
+
+    /// Forgets motion history (a gap in the data); stays armed with the same reference.
+    public mutating func reset() {
+        buckets.removeAll()
+        bucketEnd = .min
+        bucketMoving = false
+    }
+}

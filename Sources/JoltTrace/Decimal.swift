@@ -1,0 +1,98 @@
+/// Exact conversion of decimal text to fixed point, in integers only.
+///
+/// "-1.0836" g at 3 decimal places (milli-g) is -1084; "1.5e-3" s at 6 places (µs) is 1500.
+/// Rounding is to nearest, halves away from zero, computed from the exact decimal value: no
+/// floating point is involved, so a number reads the same on every machine and every run.
+public enum FixedDecimal {
+    /// Why a field is not a number.
+    public enum Failure: Error, Equatable, Sendable {
+        /// Not of the form `[-+]digits[.digits][e[-+]digits]` (this includes nan, inf, empty).
+        case malformed
+        /// A number, but too large for the unit.
+        case outOfRange
+    }
+
+    static let pow10: InlineArray<19, Int64> = [
+        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
+        10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000,
+        100_000_000_000_000, 1_000_000_000_000_000, 10_000_000_000_000_000,
+        100_000_000_000_000_000, 1_000_000_000_000_000_000,
+    ]
+
+    /// Parses `bytes[from..<to]` as a decimal number and returns it × 10^`places`, rounded.
+    /// Leading and trailing spaces are allowed.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, places: Int) throws(Failure) -> Int64 {
+        var i = from
+        var end = to
+        while i < end && bytes[i] == 0x20 { i += 1 }
+        while end > i && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x0D) { end -= 1 }
+        var negative = false
+        if i < end && (bytes[i] == 0x2D || bytes[i] == 0x2B) {
+            negative = bytes[i] == 0x2D
+            i += 1
+        }
+        var mantissa: Int64 = 0
+        var digits = 0          // significant digits kept in `mantissa`
+        var exponent = 0        // value = mantissa × 10^exponent (+ dropped digits)
+        var sawDigit = false
+        var afterPoint = false
+        while i < end {
+            let c = bytes[i]
+            if c >= 0x30 && c <= 0x39 {
+                sawDigit = true
+                let d = Int64(c &- 0x30)
+                if digits < 18 {
+                    if mantissa != 0 || d != 0 { digits += 1 }
+                    mantissa = mantissa * 10 + d
+                    if afterPoint { exponent -= 1 }
+                } else {
+                    if !afterPoint { exponent += 1 }
+                }
+            } else if c == 0x2E && !afterPoint {
+                afterPoint = true
+            } else {
+                break
+            }
+            i += 1
+        }
+        guard sawDigit else { throw .malformed }
+        if i < end {
+            guard bytes[i] == 0x65 || bytes[i] == 0x45 else { throw .malformed }
+            i += 1
+            var eNegative = false
+            if i < end && (bytes[i] == 0x2D || bytes[i] == 0x2B) {
+                eNegative = bytes[i] == 0x2D
+                i += 1
+            }
+            var e = 0
+            var eDigits = 0
+            while i < end, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                if e < 10_000 { e = e * 10 + Int(bytes[i] &- 0x30) }
+                eDigits += 1
+                i += 1
+            }
+            guard eDigits > 0, i == end else { throw .malformed }
+            exponent += eNegative ? -e : e
+        }
+        let shift = exponent + places
+        var value: Int64
+        if mantissa == 0 {
+            value = 0
+        } else if shift >= 0 {
+            guard shift <= 18 else { throw .outOfRange }
+            let (v, overflow) = mantissa.multipliedReportingOverflow(by: pow10[shift])
+            guard !overflow else { throw .outOfRange }
+            value = v
+        } else if -shift > 18 {
+            value = 0
+        } else {
+            let div = pow10[-shift]
+            value = mantissa / div
+            let rest = mantissa % div
+            // Round half away from zero. Digits dropped past the 18 kept cannot change this:
+            // they add less than one unit of `rest`, and `div` is even.
+            if rest * 2 >= div { value += 1 }
+        }
+        return negative ? -value : value
+    }
+}

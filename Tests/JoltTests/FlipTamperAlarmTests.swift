@@ -1,0 +1,152 @@
+import JoltCore
+import Testing
+
+@Suite("Flip, tamper and alarm")
+struct FlipTamperAlarmTests {
+    @Test("a flip face down fires within 600 ms of settling, and face up when it comes back",
+          arguments: [(0.3, 50.0, true), (0.8, 100, true), (2.0, 100, false), (0.5, 400, false), (1.2, 12.5, true)])
+    func flip(seconds: Double, rate: Double, gyro: Bool) {
+        var g = SignalBuilder(rate: rate)
+        g.rest(2)
+        g.rotate(axis: (0, 1, 0), degrees: 180, seconds: seconds)
+        let settled = g.t
+        g.rest(3)
+        g.rotate(axis: (1, 0, 0), degrees: 180, seconds: seconds)
+        let back = g.t
+        g.rest(2)
+        var d = DefaultDetectors(settings(rate: rate, gyro: gyro))
+        let ev = detect(&d, g.samples)
+        let down = ev.filter { $0.e.contains(.faceDown) }
+        let up = ev.filter { $0.e.contains(.faceUp) }
+        #expect(down.count == 1)
+        #expect(up.count == 1)
+        if let f = down.first {
+            let latency = Double(f.t) / 1e6 - settled
+            #expect(latency >= 0 && latency <= 0.6, "face down \(latency) s after settling")
+        }
+        if let u = up.first { #expect(Double(u.t) / 1e6 > back - seconds) }
+        #expect(!ev.contains { $0.e.contains(.shakeBegan) }, "a flip is not a shake")
+    }
+
+    @Test("near-flips (tilts to 40-80° and back) never fire", arguments: [40.0, 60, 80])
+    func nearFlip(degrees: Double) {
+        var g = SignalBuilder(rate: 100)
+        g.rest(1)
+        g.rotate(axis: (1, 0, 0), degrees: degrees, seconds: 0.6)
+        g.rest(2)
+        g.rotate(axis: (1, 0, 0), degrees: -degrees, seconds: 0.6)
+        g.rest(1)
+        var d = DefaultDetectors(settings(rate: 100))
+        #expect(!detect(&d, g.samples).contains { $0.e.contains(.faceDown) })
+    }
+
+    @Test("passing through face down without settling there does not fire")
+    func passThrough() {
+        var g = SignalBuilder(rate: 100)
+        g.rest(1)
+        for _ in 0..<4 {
+            g.rotate(axis: (0, 1, 0), degrees: 180, seconds: 0.5)
+            g.rest(0.15)   // a moment, not a rest
+            g.rotate(axis: (0, 1, 0), degrees: 180, seconds: 0.5)
+        }
+        g.rest(1)
+        var d = DefaultDetectors(settings(rate: 100))
+        #expect(!detect(&d, g.samples).contains { $0.e.contains(.faceDown) })
+    }
+
+    @Test("a device that starts face down does not report a flip it did not make")
+    func startsFaceDown() {
+        var g = SignalBuilder(rate: 100)
+        g.up = (0, 0, -1)
+        g.rest(5)
+        var d = DefaultDetectors(settings(rate: 100))
+        #expect(detect(&d, g.samples).isEmpty)
+    }
+
+    @Test("the flip baselines: phone needs a fast rotation, android holds 1 s")
+    func baselines() {
+        var g = SignalBuilder(rate: 100)
+        g.rest(2)
+        g.rotate(axis: (0, 1, 0), degrees: 180, seconds: 0.6)  // peak ~ 470 °/s
+        let settled = g.t
+        g.rest(3)
+        var s = settings(rate: 100)
+        var phone = DetectorSet<JoltShake, PhoneFlip>(s)
+        var android = DetectorSet<JoltShake, AndroidFlip>(s)
+        let p = detect(&phone, g.samples).filter { $0.e.contains(.faceDown) }
+        let a = detect(&android, g.samples).filter { $0.e.contains(.faceDown) }
+        #expect(p.count == 1)
+        #expect(a.count == 1)
+        if let a = a.first { #expect(Double(a.t) / 1e6 - settled >= 1.0, "android holds 1 s") }
+        var slow = SignalBuilder(rate: 100)
+        slow.rest(2)
+        slow.rotate(axis: (0, 1, 0), degrees: 180, seconds: 4)  // peak ~ 70 °/s
+        slow.rest(3)
+        s.flipAlgorithm = .phone
+        var phone2 = DetectorSet<JoltShake, PhoneFlip>(s)
+        #expect(detect(&phone2, slow.samples).filter { $0.e.contains(.faceDown) }.isEmpty, "too slow for the phone rule")
+    }
+
+    @Test("tamper: only when armed; a tilt past the angle or sustained motion fires, a knock or a lean does not")
+    func tamper() {
+        func run(_ build: (inout SignalBuilder) -> Void, arm: Bool = true) -> Int {
+            var g = SignalBuilder(rate: 100)
+            g.rest(2)
+            build(&g)
+            g.rest(2)
+            var d = DefaultDetectors(settings(rate: 100))
+            var n = 0
+            for (i, s) in g.samples.enumerated() {
+                if d.update(s).contains(.tamper) { n += 1 }
+                if i == 150 && arm { d.armTamper() }
+            }
+            return n
+        }
+        #expect(run { $0.rotate(axis: (1, 0, 0), degrees: 20, seconds: 1); $0.rest(1) } >= 1, "tilt 20°")
+        #expect(run { $0.rotate(axis: (1, 0, 0), degrees: 20, seconds: 1); $0.rest(1) } >= 1)
+        #expect(run({ $0.rotate(axis: (1, 0, 0), degrees: 20, seconds: 1); $0.rest(1) }, arm: false) == 0, "disarmed")
+        #expect(run { $0.rotate(axis: (1, 0, 0), degrees: 2, seconds: 0.5); $0.rest(1) } == 0, "a lean of 2°")
+        #expect(run { $0.knock(peak: 2); $0.rest(0.5); $0.knock(peak: 1) } == 0, "knocks")
+        #expect(run { $0.shake(freq: 2, amp: 0.3, axis: (0, 0, 1), seconds: 1.5) } >= 1, "lifted and carried")
+    }
+
+    @Test("alarm: every transition")
+    func alarm() {
+        var a = Alarm(settings: AlarmSettings(armingMillis: 5000, maxSoundMillis: 60_000, triggers: [.tamper, .flip]))
+        #expect(a.state == .disarmed)
+        #expect(a.observe(.tamper, at: 0) == nil, "disarmed ignores triggers")
+        #expect(a.arm(at: 1_000_000) == AlarmTransition(from: .disarmed, to: .arming, cause: .armCommand))
+        #expect(a.arm(at: 1_500_000) == nil, "arming twice changes nothing")
+        #expect(a.observe(.tamper, at: 2_000_000) == nil, "grace period ignores triggers")
+        #expect(a.tick(at: 5_999_999) == nil)
+        #expect(a.tick(at: 6_000_000) == AlarmTransition(from: .arming, to: .armed, cause: .graceOver))
+        #expect(a.observe(.shakeBegan, at: 7_000_000) == nil, "shake is not a trigger here")
+        #expect(a.observe(.faceDown, at: 7_000_000) == AlarmTransition(from: .armed, to: .triggered, cause: .flip))
+        #expect(a.isSounding)
+        #expect(a.observe(.tamper, at: 8_000_000) == nil, "already sounding")
+        #expect(a.tick(at: 67_000_000) == AlarmTransition(from: .triggered, to: .armed, cause: .timeout))
+        #expect(a.observe(.tamper, at: 68_000_000) == AlarmTransition(from: .armed, to: .triggered, cause: .tamper))
+        #expect(a.disarm(at: 69_000_000) == AlarmTransition(from: .triggered, to: .disarmed, cause: .disarmCommand))
+        #expect(!a.isSounding)
+        #expect(a.disarm(at: 70_000_000) == nil)
+        var b = Alarm(settings: AlarmSettings(armingMillis: 0, maxSoundMillis: 0))
+        #expect(b.arm(at: 0) == AlarmTransition(from: .disarmed, to: .armed, cause: .armCommand), "no grace period")
+        #expect(b.observe(.shakeBegan, at: 1) == AlarmTransition(from: .armed, to: .triggered, cause: .shake))
+        #expect(b.tick(at: 1_000_000_000) == nil, "no maximum: sounds until disarmed")
+        #expect(b.disarm(at: 1_000_000_001)?.to == .disarmed)
+    }
+
+    @Test("alarm step arms the tamper detector when watching starts and disarms it after")
+    func alarmFollowsTamper() {
+        var d = DefaultDetectors(settings(rate: 100))
+        var a = Alarm(settings: AlarmSettings(armingMillis: 1000))
+        _ = d.update(Sample(t: 0, accel: Vec3(0, 0, 1000)))
+        _ = a.command(arm: true, at: 0, detectors: &d)
+        #expect(!d.tamper.isArmed)
+        _ = a.step([], at: 1_000_000, detectors: &d)
+        #expect(a.state == .armed)
+        #expect(d.tamper.isArmed)
+        _ = a.command(arm: false, at: 2_000_000, detectors: &d)
+        #expect(!d.tamper.isArmed)
+    }
+}

@@ -1,0 +1,200 @@
+import JoltCore
+import Testing
+
+@Suite("Shake detection")
+struct ShakeTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        let freq: Double, amp: Double, rate: Double
+        let axis: (Double, Double, Double)
+        var testDescription: String { "\(freq) Hz \(amp) g at \(rate) Hz along \(axis)" }
+    }
+
+    static let cases: [Case] = {
+        var c: [Case] = []
+        for rate in [50.0, 100, 400] {
+            for freq in [2.0, 3.5, 5, 8] where freq < rate / 4 {
+                for amp in [1.2, 2.0, 3.5] {
+                    for axis in [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (1.0, 1.0, 0.5)] {
+                        c.append(Case(freq: freq, amp: amp, rate: rate, axis: axis))
+                    }
+                }
+            }
+        }
+        return c
+    }()
+
+    @Test("a deliberate shake fires began once, soon, then ended", arguments: cases)
+    func deliberateShake(_ c: Case) {
+        var g = SignalBuilder(rate: c.rate)
+        g.rest(1)
+        let onset = g.t
+        g.shake(freq: c.freq, amp: c.amp, axis: c.axis, seconds: 1.5)
+        g.rest(2)
+        var d = DefaultDetectors(settings(rate: c.rate))
+        let ev = detect(&d, g.samples)
+        let began = ev.filter { $0.e.contains(.shakeBegan) }
+        let ended = ev.filter { $0.e.contains(.shakeEnded) }
+        #expect(began.count == 1, "began \(began.count) times")
+        #expect(ended.count == 1, "ended \(ended.count) times")
+        #expect(!ev.contains { $0.e.contains(.shakeCancelled) })
+        if let b = began.first {
+            let latency = Double(b.t) / 1e6 - onset
+            // Recognised within about one and a half cycles (plus a sample).
+            #expect(latency <= 1.5 / c.freq + 2 / c.rate + 0.05, "latency \(latency) s")
+            if let e = ended.first { #expect(e.t > b.t) }
+        }
+    }
+
+    @Test("a shake clipped by a ±2 g range is still a shake", arguments: [(1.0, 0.0, 0.0), (0.0, 0.0, 1.0)])
+    func clipped(axis: (Double, Double, Double)) {
+        var g = SignalBuilder(rate: 100)
+        g.clip = 2
+        g.rest(1)
+        g.shake(freq: 4, amp: 3.5, axis: axis, seconds: 1.5)
+        g.rest(2)
+        var d = DefaultDetectors(settings(rate: 100))
+        #expect(detect(&d, g.samples).filter { $0.e.contains(.shakeBegan) }.count == 1)
+    }
+
+    @Test("rest noise never fires", arguments: [12.5, 50, 100, 1000])
+    func restNoise(rate: Double) {
+        var g = SignalBuilder(rate: rate)
+        g.noise = 0.02
+        g.rest(30)
+        var d = DefaultDetectors(settings(rate: rate))
+        #expect(detect(&d, g.samples).isEmpty)
+    }
+
+    @Test("knocks on the table are not shakes", arguments: [0.5, 1.5, 3, 5])
+    func knocks(peak: Double) {
+        for rate in [50.0, 100, 400] {
+            var g = SignalBuilder(rate: rate)
+            g.rest(1)
+            for _ in 0..<5 {
+                g.knock(peak: peak, ringHz: 35, decay: 0.03)
+                g.rest(0.4)
+            }
+            var d = DefaultDetectors(settings(rate: rate))
+            let ev = detect(&d, g.samples)
+            #expect(!ev.contains { $0.e.contains(.shakeBegan) }, "rate \(rate), peak \(peak) g")
+        }
+    }
+
+    @Test("the refractory period: two shakes closer than 1 s after the first ends make one")
+    func refractory() {
+        var g = SignalBuilder(rate: 100)
+        g.rest(1)
+        g.shake(freq: 5, amp: 2, seconds: 1)
+        g.rest(0.6)   // shake ends ~0.4 s into this rest; the next starts 0.2 s later
+        g.shake(freq: 5, amp: 2, seconds: 0.6)
+        g.rest(2.5)
+        g.shake(freq: 5, amp: 2, seconds: 1)
+        g.rest(2)
+        var d = DefaultDetectors(settings(rate: 100))
+        let began = detect(&d, g.samples).filter { $0.e.contains(.shakeBegan) }
+        #expect(began.count == 2, "\(began.map(\.t))")
+    }
+
+    @Test("refractory period is configurable")
+    func refractoryConfigurable() {
+        var g = SignalBuilder(rate: 100)
+        g.rest(1)
+        g.shake(freq: 5, amp: 2, seconds: 1)
+        g.rest(0.6)
+        g.shake(freq: 5, amp: 2, seconds: 0.6)
+        g.rest(2)
+        var s = settings(rate: 100)
+        s.shake.refractoryMillis = 0
+        var d = DefaultDetectors(s)
+        #expect(detect(&d, g.samples).filter { $0.e.contains(.shakeBegan) }.count == 2)
+    }
+
+    @Test("a shake going on past the maximum duration is cancelled, and does not begin again until it stops")
+    func cancelled() {
+        var g = SignalBuilder(rate: 100)
+        g.rest(1)
+        g.shake(freq: 6, amp: 1.5, seconds: 12)
+        g.rest(2)
+        var d = DefaultDetectors(settings(rate: 100))
+        let ev = detect(&d, g.samples)
+        let began = ev.filter { $0.e.contains(.shakeBegan) }
+        let cancelled = ev.filter { $0.e.contains(.shakeCancelled) }
+        #expect(began.count == 1)
+        #expect(cancelled.count == 1)
+        #expect(!ev.contains { $0.e.contains(.shakeEnded) })
+        if let b = began.first, let c = cancelled.first {
+            #expect(abs(Double(c.t - b.t) / 1e6 - 4.0) < 0.05, "cancelled after the 4 s maximum")
+        }
+    }
+
+    @Test("presets order by sensitivity: a gentle shake is caught by high, not by low")
+    func presets() {
+        func began(_ s: Sensitivity, amp: Double) -> Int {
+            var g = SignalBuilder(rate: 100)
+            g.rest(1)
+            g.shake(freq: 4, amp: amp, seconds: 1.5)
+            g.rest(2)
+            var d = DefaultDetectors(settings(rate: 100, s))
+            return detect(&d, g.samples).filter { $0.e.contains(.shakeBegan) }.count
+        }
+        #expect(began(.high, amp: 0.7) == 1)
+        #expect(began(.medium, amp: 0.7) == 0)
+        #expect(began(.medium, amp: 0.9) == 1)
+        #expect(began(.low, amp: 0.9) == 0)
+        #expect(began(.low, amp: 2.0) == 1)
+    }
+
+    @Test("the phone algorithms fire past their thresholds and not below", arguments: ShakeAlgorithm.allCases.filter { $0 != .jolt })
+    func phoneAlgorithms(_ alg: ShakeAlgorithm) {
+        func began(amp: Double, axis: (Double, Double, Double) = (1, 0, 0)) -> Int {
+            var g = SignalBuilder(rate: 100)
+            g.rest(1)
+            g.shake(freq: 4, amp: amp, axis: axis, seconds: 1)
+            g.rest(2)
+            var s = settings(rate: 100)
+            s.shakeAlgorithm = alg
+            return run(alg, s, g.samples).filter { $0.e.contains(.shakeBegan) }.count
+        }
+        switch alg {
+        case .threshold:
+            #expect(began(amp: 2.3) == 0)
+            #expect(began(amp: 2.7) >= 1)
+        case .planar:
+            #expect(began(amp: 2.2) == 0)
+            #expect(began(amp: 2.5) >= 1)
+            #expect(began(amp: 3.0, axis: (0, 0, 1)) == 0, "z does not count")
+        case .lowpass:
+            #expect(began(amp: 0.2) == 0)
+            #expect(began(amp: 0.6) >= 1)
+        case .window:
+            // |a| = sqrt(1 + d²) must pass 1.3256 g on 3/4 of the samples.
+            #expect(began(amp: 0.5) == 0)
+            #expect(began(amp: 3.0) >= 1)
+        case .jolt:
+            break
+        }
+    }
+
+    @Test("phone algorithms: a trigger every half cycle makes one shake per second, as the apps do")
+    func phoneRefractory() {
+        var g = SignalBuilder(rate: 100)
+        g.rest(1)
+        g.shake(freq: 4, amp: 3, seconds: 2.5)
+        g.rest(2)
+        var s = settings(rate: 100)
+        s.shakeAlgorithm = .threshold
+        let began = run(.threshold, s, g.samples).filter { $0.e.contains(.shakeBegan) }
+        #expect(began.count == 3, "\(began.map(\.t))")
+        for (a, b) in zip(began, began.dropFirst()) { #expect(b.t - a.t >= 1_000_000) }
+    }
+
+    func run(_ alg: ShakeAlgorithm, _ s: DetectionSettings, _ samples: [Sample]) -> [(t: Int64, e: Events)] {
+        switch alg {
+        case .jolt: var d = DetectorSet<JoltShake, JoltFlip>(s); return detect(&d, samples)
+        case .threshold: var d = DetectorSet<ThresholdShake, JoltFlip>(s); return detect(&d, samples)
+        case .lowpass: var d = DetectorSet<LowPassShake, JoltFlip>(s); return detect(&d, samples)
+        case .planar: var d = DetectorSet<PlanarShake, JoltFlip>(s); return detect(&d, samples)
+        case .window: var d = DetectorSet<WindowShake, JoltFlip>(s); return detect(&d, samples)
+        }
+    }
+}
