@@ -9,6 +9,8 @@ import PackageDescription
 //   JoltTrace    the jolt-trace v1 format: a streaming parser from bytes to samples, and a writer.
 //   JoltDrivers  the I2C bus protocol and the MPU6050 / ADXL345 drivers, generic over the bus;
 //                never names /dev. Also Embedded-clean.
+//   JoltMotion   physical models of motion (shakes, flips, knocks, walking…) as sample streams,
+//                for the simulator, the evaluation corpus, the benchmark and the tests.
 //   JoltSim      register-level simulated chips on a simulated bus, with fault injection.
 //   JoltLinux    the Linux side: one wrapper per syscall (mockable in debug builds), /dev/i2c-*,
 //                /dev/gpiochip*, signals, sockets, processes.
@@ -24,23 +26,25 @@ let package = Package(
         .target(name: "JoltCore"),
         .target(name: "JoltTrace", dependencies: ["JoltCore"]),
         .target(name: "JoltDrivers"),
-        .target(name: "JoltSim", dependencies: ["JoltDrivers"]),
+        .target(name: "JoltMotion", dependencies: ["JoltCore"]),
+        .target(name: "JoltSim", dependencies: ["JoltCore", "JoltDrivers", "JoltMotion"]),
         .systemLibrary(name: "CI2C", path: "hal/CI2C", providers: [.apt(["libi2c-dev"])]),
         .systemLibrary(name: "CGPIO", path: "hal/CGPIO"),
+        .systemLibrary(name: "CLinux", path: "hal/CLinux"),
         .target(
             name: "JoltLinux",
-            dependencies: ["JoltDrivers", "CI2C", "CGPIO"],
+            dependencies: ["JoltDrivers", "CI2C", "CGPIO", "CLinux"],
             swiftSettings: debugMocking
         ),
         .target(
             name: "JoltApp",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltSim", "JoltLinux"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux"],
             swiftSettings: debugMocking
         ),
         .executableTarget(name: "jolt", dependencies: ["JoltApp"]),
         .testTarget(
             name: "JoltTests",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltSim", "JoltLinux", "JoltApp"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp"],
             swiftSettings: debugMocking
         ),
     ],

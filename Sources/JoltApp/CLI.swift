@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import JoltCore
 
 /// A command's help: the one text that `jolt COMMAND --help` prints and docs/cli.md is made of.
@@ -37,6 +40,59 @@ public enum JoltCLI {
     ]
 
     static let commands: [CommandHelp] = [
+        CommandHelp(
+            name: "run", summary: "watch the chip and report shakes and flips as they happen",
+            usage: "jolt run [--board FILE] [--json] [--fast] [--forever] [--seconds S] [--trace FILE] [--sensitivity LEVEL]",
+            details: """
+                Opens the board's bus, probes and configures the chip, and streams its samples through the
+                detectors, printing each event as it happens (human lines on a terminal, JSON lines with
+                --json or when standard output is not a terminal). Stops on Ctrl-C or SIGTERM.
+
+                With no --board: a supported chip on /dev/i2c-1 if one answers, otherwise the simulated
+                board (boards/sim.json), which plays a demo (rest, a shake, rest, a flip face down and
+                back) in real time and exits when it ends.
+                """,
+            options: [
+                ("--board FILE", "the board profile (boards/*.json)"),
+                ("--json", "JSON lines, as jolt replay --json prints them"),
+                ("--fast", "simulated boards: run on simulated time, as fast as possible"),
+                ("--forever", "simulated boards: loop the motion instead of exiting at its end"),
+                ("--seconds S", "stop after S seconds of samples"),
+                ("--trace FILE", "simulated boards: play this jolt-trace file instead of the demo"),
+                ("--sensitivity LEVEL", "preset: low, medium, high (overrides the board's)"),
+                ("--quiet", "no log lines on standard error, only events"),
+            ],
+            examples: [
+                "jolt run",
+                "jolt run --board boards/pi-mpu6050.json",
+                "jolt run --board boards/sim.json --trace recording.csv --fast --json",
+            ]),
+        CommandHelp(
+            name: "probe", summary: "find the supported chips on the I2C buses (like i2cdetect)",
+            usage: "jolt probe [--bus N]",
+            details: """
+                Asks each address where a supported chip can live (MPU6050 at 0x68 and 0x69, ADXL345 at 0x53
+                and 0x1D) for its identity register and says what answered. Without --bus, every
+                /dev/i2c-* is probed. Exits 0 when a supported chip answered, 69 when none did.
+                """,
+            options: [("--bus N", "the bus: 1, i2c-1, /dev/i2c-1, or sim for the simulated board")],
+            examples: ["jolt probe", "jolt probe --bus 1"]),
+        CommandHelp(
+            name: "record", summary: "capture a jolt-trace file from the chip",
+            usage: "jolt record --board FILE --seconds S -o FILE.csv [--fast] [--trace FILE]",
+            details: """
+                Configures the chip as 'jolt run' does and writes its samples, in the board's axes (mount
+                and offsets applied), to a jolt-trace v1 file that 'jolt replay' reads. A progress bar
+                shows on a terminal. -o - writes to standard output.
+                """,
+            options: [
+                ("--board FILE", "the board profile (default: the simulated board)"),
+                ("--seconds S", "how long to record (required)"),
+                ("-o FILE", "the trace to write (required; - for standard output)"),
+                ("--fast", "simulated boards: record on simulated time"),
+                ("--trace FILE", "simulated boards: play this trace"),
+            ],
+            examples: ["jolt record --board boards/pi-mpu6050.json --seconds 30 -o shakes.csv"]),
         CommandHelp(
             name: "replay", summary: "run the detectors over recorded traces, as fast as they can be read",
             usage: "jolt replay FILE... [--json] [--config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm]",
@@ -109,6 +165,9 @@ public enum JoltCLI {
         }
         switch name {
         case "replay": try replay(rest, out: out)
+        case "run": try run(rest, out: out)
+        case "probe": try probe(rest, out: out)
+        case "record": try record(rest, out: out)
         default: throw JoltError(.software, "command '\(name)' is listed but not wired")
         }
     }
@@ -156,5 +215,74 @@ public enum JoltCLI {
         r.arm = a.flag("--arm")
         r.board = try detectionBoard(a)
         try r.run(out: out)
+    }
+
+    /// The board for `--board`, or the default: a chip on /dev/i2c-1 if one answers, otherwise
+    /// the simulated board.
+    static func board(_ a: Arguments, sensitivity: Sensitivity?) throws(JoltError) -> BoardProfile {
+        if let path = a.value("--board") { return try BoardProfile.load(path: path, sensitivity: sensitivity) }
+        var b = BoardProfile.builtInSim
+        if access("/dev/i2c-1", F_OK) == 0, let bus = try? Hardware.openLinuxBus("/dev/i2c-1"),
+           let (chip, address) = try? Hardware.locate(BoardProfile(), bus: bus) {
+            var hw = BoardProfile()
+            hw.file = "(no board: \(chip.rawValue) found on /dev/i2c-1)"
+            hw.bus = "/dev/i2c-1"
+            hw.chip = chip
+            hw.address = address
+            b = hw
+            Log.info("no --board: using the \(chip.rawValue) found at 0x\(hex(address)) on /dev/i2c-1 with default settings")
+        } else {
+            Log.info("no --board and no chip on /dev/i2c-1: running the simulated board (boards/sim.json)")
+        }
+        if let sensitivity {
+            b.detection = DetectionSettings(sensitivity: sensitivity, rateMilliHz: b.rateMilliHz, gyro: true)
+        }
+        return b
+    }
+
+    static func sensitivity(_ a: Arguments) throws(JoltError) -> Sensitivity? {
+        guard let s = a.value("--sensitivity") else { return nil }
+        guard let v = Sensitivity(name: s) else {
+            throw JoltError(.usage, "jolt \(a.command): --sensitivity must be low, medium or high, found '\(s)'")
+        }
+        return v
+    }
+
+    static func run(_ args: [String], out: OutputStream) throws(JoltError) {
+        let a = try Arguments(command: "run", args, valued: ["--board", "--seconds", "--trace", "--sensitivity"],
+                              flags: ["--json", "--fast", "--forever", "--quiet"])
+        guard a.positional.isEmpty else { throw JoltError(.usage, "jolt run: unexpected argument '\(a.positional[0])' (see jolt run --help)") }
+        if a.flag("--quiet") { Log.verbose = false }
+        var o = RunCommand.Options()
+        o.json = a.flag("--json") ? true : nil
+        o.fast = a.flag("--fast")
+        o.forever = a.flag("--forever")
+        o.trace = a.value("--trace")
+        if let s = try a.fixed("--seconds", places: 6, range: 1...31_536_000_000_000, unit: "s") { o.limitMicros = s }
+        let b = try board(a, sensitivity: try sensitivity(a))
+        try RunCommand(board: b, options: o, out: out).run()
+    }
+
+    static func probe(_ args: [String], out: OutputStream) throws(JoltError) {
+        let a = try Arguments(command: "probe", args, valued: ["--bus"], flags: [])
+        guard a.positional.isEmpty else { throw JoltError(.usage, "jolt probe: unexpected argument '\(a.positional[0])' (see jolt probe --help)") }
+        let found = try ProbeCommand.run(bus: a.value("--bus"), out: out)
+        if found == 0 {
+            out.flush()
+            throw JoltError(.unavailable, "no supported chip answered: check the wiring (3.3 V pin 1, SDA pin 3, SCL pin 5, GND pin 6) and that the chip is powered")
+        }
+    }
+
+    static func record(_ args: [String], out: OutputStream) throws(JoltError) {
+        let a = try Arguments(command: "record", args, valued: ["--board", "--seconds", "-o", "--output", "--trace"], flags: ["--fast"])
+        guard a.positional.isEmpty else { throw JoltError(.usage, "jolt record: unexpected argument '\(a.positional[0])' (see jolt record --help)") }
+        guard let seconds = try a.fixed("--seconds", places: 0, range: 1...86_400, unit: "s") else {
+            throw JoltError(.usage, "jolt record: --seconds S is required (see jolt record --help)")
+        }
+        guard let output = a.value("-o", "--output") else {
+            throw JoltError(.usage, "jolt record: -o FILE is required (see jolt record --help)")
+        }
+        let b = try a.value("--board").map { (p) throws(JoltError) in try BoardProfile.load(path: p) } ?? BoardProfile.builtInSim
+        try RecordCommand.run(board: b, seconds: seconds, output: output, fast: a.flag("--fast"), trace: a.value("--trace"), out: out)
     }
 }

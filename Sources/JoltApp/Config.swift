@@ -73,6 +73,31 @@ extension Sensitivity {
 }
 
 extension BoardProfile {
+    /// The text of boards/sim.json, built in so that `jolt run` works from anywhere. A test
+    /// checks the two are the same.
+    public static let builtInSimText = #"""
+{
+  "name": "simulated MPU6050",
+  "description": "A simulated MPU6050 on a simulated bus playing a built-in demo: rest, a shake, rest, a flip face down, rest, and back. What 'jolt run' uses when there is no hardware. The ±16 g range keeps played traces from clipping.",
+  "bus": "sim",
+  "chip": "mpu6050",
+  "address": "0x68",
+  "rate_hz": 100,
+  "accel_range_g": 16,
+  "gyro_range_dps": 2000,
+  "fifo": true,
+  "fifo_poll_ms": 200,
+  "sim": { "chip": "mpu6050", "motion": "demo" },
+  "detection": { "sensitivity": "medium" }
+}
+"""#
+
+    /// The simulated board, from the built-in copy of boards/sim.json.
+    public static var builtInSim: BoardProfile {
+        // The built-in text is checked by the tests; it cannot fail to parse.
+        (try? parse(Array(builtInSimText.utf8), file: "boards/sim.json (built in)")) ?? BoardProfile()
+    }
+
     /// Reads and validates a board profile. Nothing is opened or touched besides the file.
     /// `sensitivity`, when given, replaces the file's `detection.sensitivity` (its explicit
     /// numbers still apply on top).

@@ -40,7 +40,10 @@ final class ObjectReader {
     func finish() throws(JoltError) {
         for m in members where !used.contains(m.key) {
             var hint = ""
-            if let near = used.min(by: { Self.distance($0, m.key) < Self.distance($1, m.key) }), Self.distance(near, m.key) <= 3 {
+            // A known key that starts with the unknown one (rate → rate_hz) is the likeliest;
+            // otherwise the nearest by edit distance, if it is near.
+            func score(_ k: String) -> Int { k.hasPrefix(m.key) || m.key.hasPrefix(k) ? 0 : Self.distance(k, m.key) }
+            if let near = used.min(by: { score($0) < score($1) }), score(near) <= 3 {
                 hint = " (did you mean \(near)?)"
             } else if !used.isEmpty {
                 hint = " (known keys: \(used.joined(separator: ", ")))"

@@ -13,7 +13,8 @@ public final class OutputStream: @unchecked Sendable {
     /// Whether writes failed (e.g. the reader of a pipe went away).
     public private(set) var broken = false
 
-    init(fd: Int32) {
+    /// A stream writing to `fd`.
+    public init(fd: Int32) {
         self.fd = fd
         buffer.reserveCapacity(1 << 16)
     }

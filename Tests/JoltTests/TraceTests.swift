@@ -9,7 +9,7 @@ func tempFile(_ text: String, name: String = "trace.csv") -> String {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jolt-tests-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let url = dir.appendingPathComponent(name)
-    FileManager.default.createFile(atPath: url.path, contents: Data(text.utf8))
+    _ = FileManager.default.createFile(atPath: url.path, contents: Data(text.utf8))
     return url.path
 }
 
@@ -17,7 +17,7 @@ func tempFile(bytes: [UInt8], name: String = "trace.csv") -> String {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jolt-tests-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let url = dir.appendingPathComponent(name)
-    FileManager.default.createFile(atPath: url.path, contents: Data(bytes))
+    _ = FileManager.default.createFile(atPath: url.path, contents: Data(bytes))
     return url.path
 }
 

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltDrivers
+import JoltLinux
+import JoltSim
+
+/// `jolt probe`: which supported chips answer where, like i2cdetect for Jolt.
+enum ProbeCommand {
+    /// The I2C buses present (/dev/i2c-*), sorted by number.
+    static func buses() -> [String] {
+        guard let dir = opendir("/dev") else { return [] }
+        defer { closedir(dir) }
+        var found: [(Int, String)] = []
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { b in
+                String(decoding: b.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasPrefix("i2c-"), let n = Int(name.dropFirst(4)) { found.append((n, "/dev/" + name)) }
+        }
+        return found.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// Probes `bus` ("sim" for the simulated board) and writes a report. Returns how many
+    /// supported chips answered.
+    static func run(bus: String?, out: OutputStream) throws(JoltError) -> Int {
+        if bus == "sim" {
+            let hw = try Hardware.open(BoardProfile.builtInSim)
+            var b = hw.sim!.bus
+            out.write("the simulated bus:\n")
+            return report(&b, out: out)
+        }
+        let paths: [String]
+        if let bus {
+            guard let p = LinuxI2CPath.normalize(bus) else {
+                throw JoltError(.usage, "jolt probe: --bus must be a bus number, i2c-N or /dev/i2c-N (or sim), found '\(bus)'")
+            }
+            paths = [p]
+        } else {
+            paths = buses()
+            guard !paths.isEmpty else {
+                throw JoltError(.unavailable, "no I2C bus found (no /dev/i2c-*): enable I2C (raspi-config → Interface Options → I2C, or dtparam=i2c_arm=on in /boot/firmware/config.txt) and reboot; 'jolt probe --bus sim' shows the simulated board")
+            }
+        }
+        var total = 0
+        for p in paths {
+            var b = try Hardware.openLinuxBus(p)
+            out.write("\(p) (\(b.mode == .combined ? "I2C, combined transactions" : "SMBus only, I2C-block reads")):\n")
+            total += report(&b, out: out)
+        }
+        return total
+    }
+
+    static func report<Bus: I2CBus>(_ bus: inout Bus, out: OutputStream) -> Int {
+        var found = 0
+        for c in ChipProbe.candidates {
+            let line: String
+            switch ChipProbe.probe(&bus, address: c.address) {
+            case .absent:
+                line = "-"
+            case .mpu6050:
+                line = "MPU6050 (WHO_AM_I 0x68)"
+                found += 1
+            case .mpu6050Compatible(let id, let part):
+                line = "\(part) (WHO_AM_I 0x\(hex(id))): MPU6050-compatible, supported"
+                found += 1
+            case .adxl345:
+                line = "ADXL345 (DEVID 0xE5)"
+                found += 1
+            case .unknown(let reg, let id):
+                let what = c.chip == "mpu6050" ? "WHO_AM_I (0x\(hex(reg)))" : "DEVID (0x\(hex(reg)))"
+                line = "something answers, but \(what) reads 0x\(hex(id)): not a supported chip"
+            case .error(let e):
+                line = "\(e.kind.words) (errno \(e.code))"
+            }
+            out.write("  0x\(hex(c.address).lowercased())  \(line)\n")
+        }
+        return found
+    }
+}

@@ -1,0 +1,43 @@
+import JoltDrivers
+import JoltLinux
+import JoltSim
+
+/// The clock a run follows: the monotonic clock (real time), or the simulated clock jumped from
+/// deadline to deadline (`--fast`, simulated boards only). Times are µs since the run started.
+final class RunClock {
+    /// Whether time is simulated and jumps instead of passing.
+    let virtual: Bool
+    let sim: SimClock?
+    let start = Sys.monotonicMicros()
+
+    init(virtual: Bool, sim: SimClock?) {
+        self.virtual = virtual && sim != nil
+        self.sim = sim
+    }
+
+    /// Now, µs since the start. In real time the simulated world is brought up to now too.
+    var now: Int64 {
+        if virtual { return sim!.now }
+        let t = Sys.monotonicMicros() - start
+        sim?.now = t
+        return t
+    }
+
+    /// Lets time pass until `t` (virtual: jumps there).
+    func advance(to t: Int64) {
+        if virtual {
+            if t > sim!.now { sim!.now = t }
+        } else {
+            Sys.sleep(micros: t - now)
+            _ = now
+        }
+    }
+}
+
+/// A driver's delay on the run's clock.
+struct ClockDelay: Delay {
+    let clock: RunClock
+    mutating func delay(milliseconds: UInt32) {
+        clock.advance(to: clock.now + Int64(milliseconds) * 1000)
+    }
+}

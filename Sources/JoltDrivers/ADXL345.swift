@@ -1,0 +1,111 @@
+/// Driver for the Analog Devices ADXL345 accelerometer, generic over the bus.
+///
+/// Always in full-resolution mode (3.9 mg/LSB at every range). It owns the bus and hands it
+/// back with `release()`.
+public struct ADXL345<Bus: I2CBus> {
+    /// The bus; owned by the driver.
+    public private(set) var bus: Bus
+    /// The 7-bit address: 0x53 (ALT ADDRESS low) or 0x1D (high).
+    public let address: UInt8
+    /// The configuration last applied.
+    public private(set) var configuration = Configuration()
+
+    /// What to configure.
+    public struct Configuration: Equatable, Sendable {
+        public var rate: ADXL345Rate = .hz100
+        public var range: ADXL345Range = .g4
+        /// Whether samples go through the 32-sample FIFO (stream mode).
+        public var fifo = true
+        public init() {}
+    }
+
+    public init(bus: Bus, address: UInt8 = ADXL345Spec.addressLow) {
+        self.bus = bus
+        self.address = address
+    }
+
+    /// Gives the bus back.
+    public consuming func release() -> Bus { bus }
+
+    mutating func read(_ r: ADXL345Register) throws(ChipError) -> UInt8 {
+        do { return try bus.readRegister(address: address, r.rawValue) } catch { throw .bus(error, register: r.rawValue) }
+    }
+
+    mutating func write(_ r: ADXL345Register, _ v: UInt8) throws(ChipError) {
+        do { try bus.writeRegister(address: address, r.rawValue, v) } catch { throw .bus(error, register: r.rawValue) }
+    }
+
+    /// Reads DEVID and checks it is an ADXL345.
+    @discardableResult
+    public mutating func identify() throws(ChipError) -> UInt8 {
+        let id = try read(.deviceID)
+        guard id == ADXL345Spec.deviceID else { throw .wrongID(found: id) }
+        return id
+    }
+
+    /// Applies `c`: standby, rate, full resolution and range, FIFO mode, then measure. Checks the
+    /// registers read back what was written.
+    public mutating func configure(_ c: Configuration) throws(ChipError) {
+        try write(.powerControl, 0)
+        try write(.bandwidthRate, c.rate.rawValue)
+        let format = ADXL345DataFormat.fullResolution.rawValue | c.range.rawValue
+        try write(.dataFormat, format)
+        try write(.interruptEnable, 0)
+        // Leaving bypass mode empties the FIFO; stream mode keeps the newest 32 samples.
+        try write(.fifoControl, ADXL345FIFOMode.bypass.rawValue)
+        let fifo = c.fifo ? ADXL345FIFOMode.stream.rawValue | 16 : ADXL345FIFOMode.bypass.rawValue
+        try write(.fifoControl, fifo)
+        try write(.powerControl, ADXL345Power.measure.rawValue)
+        for (r, w) in [(ADXL345Register.bandwidthRate, c.rate.rawValue), (.dataFormat, format), (.fifoControl, fifo), (.powerControl, ADXL345Power.measure.rawValue)] {
+            let got = try read(r)
+            if got != w { throw .notApplied(register: r.rawValue, wrote: w, read: got) }
+        }
+        configuration = c
+    }
+
+    /// The output data rate, mHz.
+    public var rateMilliHz: Int32 { configuration.rate.milliHz }
+
+    /// The sample period, µs.
+    public var periodMicros: Int64 { 1_000_000_000 / Int64(configuration.rate.milliHz) }
+
+    /// Decodes the 6 data bytes (x, y, z; little-endian int16 each) at full resolution.
+    public static func decode(_ b: UnsafeBufferPointer<UInt8>, at o: Int = 0) -> ChipSample {
+        let k = ADXL345Spec.countsPerG
+        return ChipSample(
+            ax: Convert.scale(Convert.int16LE(b[o], b[o + 1]), 1000, k),
+            ay: Convert.scale(Convert.int16LE(b[o + 2], b[o + 3]), 1000, k),
+            az: Convert.scale(Convert.int16LE(b[o + 4], b[o + 5]), 1000, k))
+    }
+
+    /// The newest sample (6-byte burst at DATAX0; in FIFO mode this pops the oldest entry).
+    public mutating func readSample() throws(ChipError) -> ChipSample {
+        try withScratch16 { (p) throws(ChipError) in
+            do throws(I2CError) {
+                try bus.readRegisters(address: address, ADXL345Register.dataX0.rawValue, into: p, count: 6)
+            } catch {
+                throw .bus(error, register: ADXL345Register.dataX0.rawValue)
+            }
+            return Self.decode(UnsafeBufferPointer(start: p, count: 6))
+        }
+    }
+
+    /// What a FIFO read found.
+    public enum FIFORead: Equatable, Sendable {
+        /// `frames` samples were appended.
+        case frames(Int)
+        /// The FIFO was full (32 entries): samples may have been dropped before these.
+        case overflow(frames: Int)
+    }
+
+    /// Drains the FIFO into `out`: FIFO_STATUS, then one 6-byte read per entry (the ADXL345 pops
+    /// one entry per read of the data registers).
+    public mutating func readFIFO(into out: inout [ChipSample]) throws(ChipError) -> FIFORead {
+        let entries = Int(try read(.fifoStatus) & 0x3F)
+        for _ in 0..<entries { out.append(try readSample()) }
+        return entries >= ADXL345Spec.fifoDepth ? .overflow(frames: entries) : .frames(entries)
+    }
+
+    /// Reads POWER_CTL: after a power cycle it reads 0x00 (standby, not measuring).
+    public mutating func powerControl() throws(ChipError) -> UInt8 { try read(.powerControl) }
+}

@@ -1,0 +1,109 @@
+// ADXL345 register map. Source: Analog Devices ADXL345 data sheet, Rev. G (DS), Table 19
+// "Register Map" and the register definitions that follow it. Addresses, bit fields and tables
+// only; no logic.
+
+/// ADXL345 registers (DS Table 19).
+public enum ADXL345Register: UInt8, Sendable {
+    /// DEVID: fixed 0xE5 (DS "Register 0x00—DEVID").
+    case deviceID = 0x00
+    /// BW_RATE: LOW_POWER bit 4, Rate [3:0] (DS "Register 0x2C—BW_RATE", Table 7).
+    case bandwidthRate = 0x2C
+    /// POWER_CTL: Measure bit 3 (0 = standby, the power-on state) (DS "Register 0x2D").
+    case powerControl = 0x2D
+    /// INT_ENABLE (DS "Register 0x2E").
+    case interruptEnable = 0x2E
+    /// INT_SOURCE: DATA_READY bit 7, Watermark bit 1, Overrun bit 0 (DS "Register 0x30").
+    case interruptSource = 0x30
+    /// DATA_FORMAT: FULL_RES bit 3, Justify bit 2, Range [1:0] (DS "Register 0x31").
+    case dataFormat = 0x31
+    /// DATAX0: first of 6 data bytes, x, y, z, each a little-endian int16 (DS "Register 0x32 to
+    /// Register 0x37"); read all six in one transaction.
+    case dataX0 = 0x32
+    /// FIFO_CTL: FIFO_MODE [7:6], Trigger bit 5, Samples [4:0] (DS "Register 0x38", Table 22).
+    case fifoControl = 0x38
+    /// FIFO_STATUS: FIFO_TRIG bit 7, Entries [5:0] (DS "Register 0x39").
+    case fifoStatus = 0x39
+}
+
+/// ADXL345 constants.
+public enum ADXL345Spec {
+    /// The address with ALT ADDRESS low; 0x1D with it high (DS "Serial Communications", I2C).
+    public static let addressLow: UInt8 = 0x53
+    public static let addressHigh: UInt8 = 0x1D
+    /// DEVID (DS "Register 0x00").
+    public static let deviceID: UInt8 = 0xE5
+    /// Full-resolution sensitivity, LSB per g: 256 (3.9 mg/LSB) at every range (DS Table 1,
+    /// "Sensitivity at XOUT, YOUT, ZOUT", all g ranges, full resolution).
+    public static let countsPerG: Int64 = 256
+    /// FIFO depth, samples (DS "FIFO").
+    public static let fifoDepth = 32
+    /// BW_RATE value after power-on: 0x0A, 100 Hz (DS Table 19).
+    public static let powerOnBandwidthRate: UInt8 = 0x0A
+}
+
+/// DATA_FORMAT bits (DS "Register 0x31").
+public struct ADXL345DataFormat: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let selfTest = ADXL345DataFormat(rawValue: 1 << 7)
+    public static let fullResolution = ADXL345DataFormat(rawValue: 1 << 3)
+    public static let justifyLeft = ADXL345DataFormat(rawValue: 1 << 2)
+}
+
+/// POWER_CTL bits (DS "Register 0x2D").
+public struct ADXL345Power: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let measure = ADXL345Power(rawValue: 1 << 3)
+    public static let sleep = ADXL345Power(rawValue: 1 << 2)
+}
+
+/// INT_SOURCE bits (DS "Register 0x30").
+public struct ADXL345Interrupt: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let dataReady = ADXL345Interrupt(rawValue: 1 << 7)
+    public static let watermark = ADXL345Interrupt(rawValue: 1 << 1)
+    public static let overrun = ADXL345Interrupt(rawValue: 1 << 0)
+}
+
+/// FIFO_MODE in FIFO_CTL [7:6] (DS Table 22).
+public enum ADXL345FIFOMode: UInt8, Sendable {
+    case bypass = 0x00, fifo = 0x40, stream = 0x80, trigger = 0xC0
+}
+
+/// Range [1:0] in DATA_FORMAT (DS Table 21).
+public enum ADXL345Range: UInt8, CaseIterable, Sendable {
+    case g2 = 0, g4 = 1, g8 = 2, g16 = 3
+
+    /// The range in g.
+    public var g: Int32 { 2 << Int32(rawValue) }
+
+    public init?(g: Int32) {
+        guard let r = Self.allCases.first(where: { $0.g == g }) else { return nil }
+        self = r
+    }
+}
+
+/// Output data rates, the Rate code in BW_RATE [3:0] (DS Table 7), for the rates Jolt supports.
+public enum ADXL345Rate: UInt8, CaseIterable, Sendable {
+    case hz12_5 = 0x7, hz25 = 0x8, hz50 = 0x9, hz100 = 0xA, hz200 = 0xB, hz400 = 0xC, hz800 = 0xD
+
+    /// The rate, mHz.
+    public var milliHz: Int32 {
+        switch self {
+        case .hz12_5: return 12_500
+        case .hz25: return 25_000
+        case .hz50: return 50_000
+        case .hz100: return 100_000
+        case .hz200: return 200_000
+        case .hz400: return 400_000
+        case .hz800: return 800_000
+        }
+    }
+
+    public init?(milliHz: Int32) {
+        guard let r = Self.allCases.first(where: { $0.milliHz == milliHz }) else { return nil }
+        self = r
+    }
+}

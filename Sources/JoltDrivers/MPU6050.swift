@@ -1,0 +1,239 @@
+/// Driver for the InvenSense MPU6050 (accelerometer and gyroscope), generic over the bus.
+///
+/// It owns the bus (`init(bus:address:)`), and hands it back with `release()`.
+public struct MPU6050<Bus: I2CBus> {
+    /// The bus; owned by the driver.
+    public private(set) var bus: Bus
+    /// The 7-bit address: 0x68 (AD0 low) or 0x69 (AD0 high).
+    public let address: UInt8
+    /// The configuration last applied.
+    public private(set) var configuration = Configuration()
+    /// The WHO_AM_I value read by `identify()`.
+    public private(set) var identity: UInt8 = 0
+
+    /// What to configure.
+    public struct Configuration: Equatable, Sendable {
+        /// Output data rate, mHz; must be 1 kHz / (1 + n) for n in 0…255.
+        public var rateMilliHz: Int32 = 100_000
+        public var accelRange: MPU6050AccelRange = .g4
+        public var gyroRange: MPU6050GyroRange = .dps500
+        /// The digital low-pass filter; nil picks the widest below half the output rate.
+        public var lowPass: MPU6050LowPass?
+        /// Whether samples go through the FIFO.
+        public var fifo = true
+        public init() {}
+    }
+
+    public init(bus: Bus, address: UInt8 = MPU6050Spec.addressLow) {
+        self.bus = bus
+        self.address = address
+    }
+
+    /// Gives the bus back.
+    public consuming func release() -> Bus { bus }
+
+    /// The sample rate divider for a rate, if the chip can make that rate: 1 kHz / (1 + n),
+    /// accepted within 0.1 %.
+    public static func divider(forMilliHz rate: Int32) -> UInt8? {
+        guard rate > 0 else { return nil }
+        let n = (1_000_000 + Int64(rate) / 2) / Int64(rate)   // 1 + divider
+        guard n >= 1 && n <= 256 else { return nil }
+        let actual = 1_000_000 / n
+        guard abs(actual - Int64(rate)) * 1000 <= Int64(rate) else { return nil }
+        return UInt8(n - 1)
+    }
+
+    /// The rate the chip makes for a divider, mHz (rounded).
+    public static func rate(divider: UInt8) -> Int32 {
+        Int32((1_000_000 + (Int64(divider) + 1) / 2) / (Int64(divider) + 1))
+    }
+
+    /// The sample period for a divider, µs (exact: (1 + n) ms).
+    public static func periodMicros(divider: UInt8) -> Int64 { (Int64(divider) + 1) * 1000 }
+
+    /// The rates the chip makes nearest to `rate` (mHz), for messages.
+    public static func nearestRates(_ wanted: Int32) -> (Int32, Int32) {
+        let n = max(1, min(256, 1_000_000 / Int64(max(wanted, 1))))
+        return (rate(divider: UInt8(n - 1)), rate(divider: UInt8(min(n, 255))))
+    }
+
+    mutating func read(_ r: MPU6050Register) throws(ChipError) -> UInt8 {
+        do { return try bus.readRegister(address: address, r.rawValue) } catch { throw .bus(error, register: r.rawValue) }
+    }
+
+    mutating func write(_ r: MPU6050Register, _ v: UInt8) throws(ChipError) {
+        do { try bus.writeRegister(address: address, r.rawValue, v) } catch { throw .bus(error, register: r.rawValue) }
+    }
+
+    mutating func read(_ r: MPU6050Register, into p: UnsafeMutablePointer<UInt8>, count: Int) throws(ChipError) {
+        do { try bus.readRegisters(address: address, r.rawValue, into: p, count: count) } catch { throw .bus(error, register: r.rawValue) }
+    }
+
+    /// Reads WHO_AM_I and checks it is an MPU6050 or a compatible part.
+    @discardableResult
+    public mutating func identify() throws(ChipError) -> UInt8 {
+        let id = try read(.whoAmI)
+        identity = id
+        guard id == MPU6050Spec.whoAmI || MPU6050Spec.compatibleIDs.contains(where: { $0.id == id }) else {
+            throw .wrongID(found: id)
+        }
+        return id
+    }
+
+    /// Resets every register to its power-on value (DEVICE_RESET), waits for the reset to finish,
+    /// and leaves the chip asleep, as after power-on.
+    public mutating func reset<D: Delay>(delay: inout D) throws(ChipError) {
+        try write(.powerManagement1, MPU6050Power.deviceReset.rawValue)
+        delay.delay(milliseconds: MPU6050Spec.resetMillis)
+        // DEVICE_RESET clears itself when the reset is done; poll for up to another second.
+        var v = try read(.powerManagement1)
+        var tries = 0
+        while v & MPU6050Power.deviceReset.rawValue != 0 {
+            tries += 1
+            if tries > 50 { throw .resetTimeout(register: MPU6050Register.powerManagement1.rawValue, value: v) }
+            delay.delay(milliseconds: 20)
+            v = try read(.powerManagement1)
+        }
+    }
+
+    /// Wakes the chip and applies `c`: clock, low-pass filter, rate, ranges, FIFO. Checks the
+    /// configuration registers read back what was written.
+    public mutating func configure(_ c: Configuration) throws(ChipError) {
+        guard let div = Self.divider(forMilliHz: c.rateMilliHz) else { throw .unsupportedRate(milliHz: c.rateMilliHz) }
+        let lp = c.lowPass ?? MPU6050LowPass.forRate(milliHz: Self.rate(divider: div))
+        let power = MPU6050Power.clockPLLGyroX.rawValue
+        try write(.powerManagement1, power)
+        try write(.config, lp.rawValue)
+        try write(.sampleRateDivider, div)
+        try write(.gyroConfig, c.gyroRange.register)
+        try write(.accelConfig, c.accelRange.register)
+        try write(.fifoEnable, 0)
+        try write(.userControl, MPU6050UserControl.fifoReset.rawValue)
+        if c.fifo {
+            try write(.fifoEnable, ([.accel, .gyroX, .gyroY, .gyroZ] as MPU6050FIFOEnable).rawValue)
+            try write(.interruptEnable, MPU6050Interrupt.fifoOverflow.rawValue)
+            try write(.userControl, MPU6050UserControl.fifoEnable.rawValue)
+        } else {
+            try write(.interruptEnable, 0)
+        }
+        // Read back rate divider … ACCEL_CONFIG in one burst, and PWR_MGMT_1.
+        let back = try withScratch16 { (p) throws(ChipError) in
+            try read(.sampleRateDivider, into: p, count: 4)
+            return (p[0], p[1], p[2], p[3])
+        }
+        let expected = [(MPU6050Register.sampleRateDivider, div, back.0), (.config, lp.rawValue, back.1),
+                        (.gyroConfig, c.gyroRange.register, back.2), (.accelConfig, c.accelRange.register, back.3)]
+        for (r, w, got) in expected where w != got & (r == .config ? 0x3F : 0xFF) {
+            throw .notApplied(register: r.rawValue, wrote: w, read: got)
+        }
+        let p = try read(.powerManagement1)
+        guard p == power else { throw .notApplied(register: MPU6050Register.powerManagement1.rawValue, wrote: power, read: p) }
+        configuration = c
+    }
+
+    /// The output data rate of the applied configuration, mHz.
+    public var rateMilliHz: Int32 { Self.rate(divider: Self.divider(forMilliHz: configuration.rateMilliHz) ?? 0) }
+
+    /// The sample period of the applied configuration, µs.
+    public var periodMicros: Int64 { Self.periodMicros(divider: Self.divider(forMilliHz: configuration.rateMilliHz) ?? 0) }
+
+    /// The newest sample, from the 14-byte burst at ACCEL_XOUT_H (one transaction).
+    public mutating func readSample() throws(ChipError) -> ChipSample {
+        let c = configuration
+        return try withScratch16 { (p) throws(ChipError) in
+            try read(.accelXHigh, into: p, count: 14)
+            return Self.decodeBurst(UnsafeBufferPointer(start: p, count: 14), c)
+        }
+    }
+
+    /// Decodes the 14-byte data burst (accel, temperature, gyro; big-endian int16 each).
+    public static func decodeBurst(_ b: UnsafeBufferPointer<UInt8>, _ c: Configuration) -> ChipSample {
+        let a = c.accelRange.countsPerG, g = c.gyroRange.tenthCountsPerDPS
+        return ChipSample(
+            ax: Convert.scale(Convert.int16BE(b[0], b[1]), 1000, a),
+            ay: Convert.scale(Convert.int16BE(b[2], b[3]), 1000, a),
+            az: Convert.scale(Convert.int16BE(b[4], b[5]), 1000, a),
+            gx: Convert.scale(Convert.int16BE(b[8], b[9]), 10_000, g),
+            gy: Convert.scale(Convert.int16BE(b[10], b[11]), 10_000, g),
+            gz: Convert.scale(Convert.int16BE(b[12], b[13]), 10_000, g))
+    }
+
+    /// Decodes one 12-byte FIFO frame (accel x, y, z, gyro x, y, z; big-endian int16 each).
+    public static func decodeFrame(_ b: UnsafeBufferPointer<UInt8>, at o: Int, _ c: Configuration) -> ChipSample {
+        let a = c.accelRange.countsPerG, g = c.gyroRange.tenthCountsPerDPS
+        return ChipSample(
+            ax: Convert.scale(Convert.int16BE(b[o], b[o + 1]), 1000, a),
+            ay: Convert.scale(Convert.int16BE(b[o + 2], b[o + 3]), 1000, a),
+            az: Convert.scale(Convert.int16BE(b[o + 4], b[o + 5]), 1000, a),
+            gx: Convert.scale(Convert.int16BE(b[o + 6], b[o + 7]), 10_000, g),
+            gy: Convert.scale(Convert.int16BE(b[o + 8], b[o + 9]), 10_000, g),
+            gz: Convert.scale(Convert.int16BE(b[o + 10], b[o + 11]), 10_000, g))
+    }
+
+    /// The number of bytes waiting in the FIFO (FIFO_COUNTH/L, one transaction).
+    public mutating func fifoCount() throws(ChipError) -> Int {
+        try withScratch16 { (p) throws(ChipError) in
+            try read(.fifoCountHigh, into: p, count: 2)
+            return Int(p[0]) << 8 | Int(p[1])
+        }
+    }
+
+    /// The FIFO's capacity for this part, bytes: 1024 on the MPU6050 and its clones, 512 on the
+    /// MPU6500 family's default.
+    public var fifoCapacity: Int {
+        switch identity {
+        case 0x70, 0x71, 0x73: return 512
+        default: return MPU6050Spec.fifoSize
+        }
+    }
+
+    /// What a FIFO read found.
+    public enum FIFORead: Equatable, Sendable {
+        /// `frames` complete samples were appended.
+        case frames(Int)
+        /// The FIFO had overflowed (full, or not a whole number of frames): it was reset and
+        /// samples were lost.
+        case overflow
+    }
+
+    /// Drains up to `limit` whole frames from the FIFO into `out`: FIFO_COUNT, then the frames
+    /// from FIFO_R_W in as few reads as the bus allows. An overflowed FIFO is reset.
+    public mutating func readFIFO(into out: inout [ChipSample], limit: Int = 85, scratch: inout [UInt8]) throws(ChipError) -> FIFORead {
+        let count = try fifoCount()
+        let frame = MPU6050Spec.fifoFrameSize
+        if count >= fifoCapacity || count % frame != 0 {
+            try resetFIFO()
+            return .overflow
+        }
+        let frames = min(count / frame, limit)
+        if frames == 0 { return .frames(0) }
+        let perRead = max(1, min(bus.maxReadLength, 1 << 16) / frame)
+        if scratch.count < frames * frame { scratch = [UInt8](repeating: 0, count: frames * frame) }
+        var done = 0
+        let c = configuration
+        while done < frames {
+            let n = min(perRead, frames - done)
+            let base = done * frame
+            let r: Result<Void, I2CError> = scratch.withUnsafeMutableBufferPointer { b in
+                do throws(I2CError) {
+                    try bus.readRegisters(address: address, MPU6050Register.fifoData.rawValue, into: b.baseAddress! + base, count: n * frame)
+                    return .success(())
+                } catch { return .failure(error) }
+            }
+            if case .failure(let e) = r { throw .bus(e, register: MPU6050Register.fifoData.rawValue) }
+            done += n
+        }
+        scratch.withUnsafeBufferPointer { b in
+            for i in 0..<frames { out.append(Self.decodeFrame(b, at: i * frame, c)) }
+        }
+        return .frames(frames)
+    }
+
+    /// Empties the FIFO and keeps it running.
+    public mutating func resetFIFO() throws(ChipError) {
+        try write(.userControl, (configuration.fifo ? MPU6050UserControl([.fifoEnable, .fifoReset]) : .fifoReset).rawValue)
+    }
+
+    /// Reads PWR_MGMT_1: after an unexpected reset it reads the power-on 0x40 (asleep).
+    public mutating func powerManagement() throws(ChipError) -> UInt8 { try read(.powerManagement1) }
+}

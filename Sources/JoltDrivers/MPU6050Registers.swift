@@ -1,0 +1,178 @@
+// MPU6050 register map. Source: InvenSense "MPU-6000 and MPU-6050 Register Map and Descriptions",
+// RM-MPU-6000A-00 rev 4.2 (RM), and the product specification PS-MPU-6000A-00 rev 3.4 (PS).
+// Addresses, bit fields and tables only; no logic.
+
+/// MPU6050 registers (RM §3, register map table).
+public enum MPU6050Register: UInt8, Sendable {
+    /// Sample rate divider: rate = gyroscope output rate / (1 + SMPLRT_DIV) (RM §4.2).
+    case sampleRateDivider = 0x19
+    /// CONFIG: EXT_SYNC_SET [5:3], DLPF_CFG [2:0] (RM §4.3).
+    case config = 0x1A
+    /// GYRO_CONFIG: FS_SEL [4:3] (RM §4.4).
+    case gyroConfig = 0x1B
+    /// ACCEL_CONFIG: AFS_SEL [4:3] (RM §4.5).
+    case accelConfig = 0x1C
+    /// FIFO_EN: which measurements go into the FIFO (RM §4.6).
+    case fifoEnable = 0x23
+    /// INT_PIN_CFG (RM §4.15).
+    case interruptPinConfig = 0x37
+    /// INT_ENABLE: FIFO_OFLOW_EN bit 4, DATA_RDY_EN bit 0 (RM §4.16).
+    case interruptEnable = 0x38
+    /// INT_STATUS: FIFO_OFLOW_INT bit 4, DATA_RDY_INT bit 0; cleared on read (RM §4.17).
+    case interruptStatus = 0x3A
+    /// ACCEL_XOUT_H: first of 14 data bytes: accel x/y/z, temperature, gyro x/y/z, each a
+    /// big-endian int16 (RM §4.17-4.19).
+    case accelXHigh = 0x3B
+    /// TEMP_OUT_H (RM §4.18).
+    case temperatureHigh = 0x41
+    /// GYRO_XOUT_H (RM §4.19).
+    case gyroXHigh = 0x43
+    /// SIGNAL_PATH_RESET (RM §4.26).
+    case signalPathReset = 0x68
+    /// USER_CTRL: FIFO_EN bit 6, FIFO_RESET bit 2 (RM §4.27).
+    case userControl = 0x6A
+    /// PWR_MGMT_1: DEVICE_RESET bit 7, SLEEP bit 6, CLKSEL [2:0]; power-on value 0x40 (RM §4.28).
+    case powerManagement1 = 0x6B
+    /// PWR_MGMT_2 (RM §4.29).
+    case powerManagement2 = 0x6C
+    /// FIFO_COUNTH: bytes in the FIFO, big-endian with FIFO_COUNTL (RM §4.30).
+    case fifoCountHigh = 0x72
+    /// FIFO_COUNTL (RM §4.30).
+    case fifoCountLow = 0x73
+    /// FIFO_R_W: reading it pops FIFO bytes; the address does not advance (RM §4.31).
+    case fifoData = 0x74
+    /// WHO_AM_I: bits [6:1] of the address, 0x68, whatever AD0 is (RM §4.32).
+    case whoAmI = 0x75
+}
+
+/// MPU6050 constants.
+public enum MPU6050Spec {
+    /// The address with AD0 low; 0x69 with AD0 high (PS §9.2).
+    public static let addressLow: UInt8 = 0x68
+    public static let addressHigh: UInt8 = 0x69
+    /// WHO_AM_I of a genuine MPU6050 (RM §4.32).
+    public static let whoAmI: UInt8 = 0x68
+    /// WHO_AM_I values of compatible parts and known clones, with what they are. They share the
+    /// accelerometer, gyroscope and FIFO registers Jolt uses.
+    public static let compatibleIDs: [(id: UInt8, part: String)] = [
+        (0x70, "MPU6500"), (0x71, "MPU9250"), (0x73, "MPU9255"),
+        (0x72, "an MPU6050 clone"), (0x98, "an MPU6050 clone"), (0x19, "MPU6886"),
+    ]
+    /// Register values after power-on or DEVICE_RESET: all 0x00 except PWR_MGMT_1 (0x40, asleep)
+    /// and WHO_AM_I (RM §3).
+    public static let powerOnPowerManagement1: UInt8 = 0x40
+    /// FIFO size, bytes (PS §7.17).
+    public static let fifoSize = 1024
+    /// Bytes of one FIFO frame with accel and gyro enabled: 3 × 2 accel + 3 × 2 gyro.
+    public static let fifoFrameSize = 12
+    /// Time for DEVICE_RESET to complete (PS §6.8, start-up time 100 ms max at reset).
+    public static let resetMillis: UInt32 = 100
+    /// Gyroscope output rate with the DLPF enabled (DLPF_CFG 1…6): 1 kHz (RM §4.2).
+    public static let internalRateHz: Int32 = 1000
+}
+
+/// PWR_MGMT_1 bits (RM §4.28).
+public struct MPU6050Power: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let deviceReset = MPU6050Power(rawValue: 1 << 7)
+    public static let sleep = MPU6050Power(rawValue: 1 << 6)
+    public static let cycle = MPU6050Power(rawValue: 1 << 5)
+    public static let temperatureDisable = MPU6050Power(rawValue: 1 << 3)
+    /// CLKSEL = 1: PLL with the X axis gyroscope as reference, recommended over the internal
+    /// 8 MHz oscillator (RM §4.28).
+    public static let clockPLLGyroX = MPU6050Power(rawValue: 0x01)
+}
+
+/// USER_CTRL bits (RM §4.27).
+public struct MPU6050UserControl: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let fifoEnable = MPU6050UserControl(rawValue: 1 << 6)
+    public static let fifoReset = MPU6050UserControl(rawValue: 1 << 2)
+    public static let signalConditionReset = MPU6050UserControl(rawValue: 1 << 0)
+}
+
+/// FIFO_EN bits (RM §4.6).
+public struct MPU6050FIFOEnable: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let temperature = MPU6050FIFOEnable(rawValue: 1 << 7)
+    public static let gyroX = MPU6050FIFOEnable(rawValue: 1 << 6)
+    public static let gyroY = MPU6050FIFOEnable(rawValue: 1 << 5)
+    public static let gyroZ = MPU6050FIFOEnable(rawValue: 1 << 4)
+    public static let accel = MPU6050FIFOEnable(rawValue: 1 << 3)
+}
+
+/// INT_ENABLE / INT_STATUS bits (RM §4.16, §4.17).
+public struct MPU6050Interrupt: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let fifoOverflow = MPU6050Interrupt(rawValue: 1 << 4)
+    public static let dataReady = MPU6050Interrupt(rawValue: 1 << 0)
+}
+
+/// Accelerometer full-scale range, AFS_SEL in ACCEL_CONFIG [4:3] (RM §4.5; PS §6.2 sensitivity).
+public enum MPU6050AccelRange: UInt8, CaseIterable, Sendable {
+    case g2 = 0, g4 = 1, g8 = 2, g16 = 3
+
+    /// The range in g.
+    public var g: Int32 { 2 << Int32(rawValue) }
+    /// ACCEL_CONFIG value.
+    public var register: UInt8 { rawValue << 3 }
+    /// Sensitivity, LSB per g: 16384, 8192, 4096, 2048.
+    public var countsPerG: Int64 { 16384 >> Int64(rawValue) }
+
+    public init?(g: Int32) {
+        guard let r = Self.allCases.first(where: { $0.g == g }) else { return nil }
+        self = r
+    }
+}
+
+/// Gyroscope full-scale range, FS_SEL in GYRO_CONFIG [4:3] (RM §4.4; PS §6.1 sensitivity).
+public enum MPU6050GyroRange: UInt8, CaseIterable, Sendable {
+    case dps250 = 0, dps500 = 1, dps1000 = 2, dps2000 = 3
+
+    /// The range in °/s.
+    public var dps: Int32 { 250 << Int32(rawValue) }
+    /// GYRO_CONFIG value.
+    public var register: UInt8 { rawValue << 3 }
+    /// Sensitivity in tenths of an LSB per °/s: 131, 65.5, 32.8, 16.4 LSB/(°/s).
+    public var tenthCountsPerDPS: Int64 {
+        switch self {
+        case .dps250: return 1310
+        case .dps500: return 655
+        case .dps1000: return 328
+        case .dps2000: return 164
+        }
+    }
+
+    public init?(dps: Int32) {
+        guard let r = Self.allCases.first(where: { $0.dps == dps }) else { return nil }
+        self = r
+    }
+}
+
+/// Digital low-pass filter, DLPF_CFG in CONFIG [2:0] (RM §4.3): accelerometer bandwidth in Hz.
+/// 0 and 7 are not used: they switch the gyroscope to an 8 kHz output rate.
+public enum MPU6050LowPass: UInt8, CaseIterable, Sendable {
+    case hz184 = 1, hz94 = 2, hz44 = 3, hz21 = 4, hz10 = 5, hz5 = 6
+
+    /// Accelerometer bandwidth, Hz.
+    public var bandwidthHz: Int32 {
+        switch self {
+        case .hz184: return 184
+        case .hz94: return 94
+        case .hz44: return 44
+        case .hz21: return 21
+        case .hz10: return 10
+        case .hz5: return 5
+        }
+    }
+
+    /// The widest filter that still keeps below half the output rate (anti-aliasing).
+    public static func forRate(milliHz: Int32) -> MPU6050LowPass {
+        let nyquist = milliHz / 2000
+        return allCases.first { $0.bandwidthHz <= nyquist } ?? .hz5
+    }
+}

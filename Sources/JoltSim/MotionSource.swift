@@ -1,0 +1,98 @@
+import JoltCore
+import JoltMotion
+
+/// Where a simulated chip's readings come from: one physical sample (mg, mdps) per output data
+/// period, in order.
+public protocol MotionSource: AnyObject {
+    /// The next reading, or nil when the motion is over (the chip then holds its last reading).
+    func next() -> Sample?
+}
+
+/// A fixed list of samples (a trace, or a generated script), optionally repeated.
+public final class SampleListSource: MotionSource {
+    let samples: [Sample]
+    var index = 0
+    let loop: Bool
+
+    public init(_ samples: [Sample], loop: Bool = false) {
+        self.samples = samples
+        self.loop = loop
+    }
+
+    public func next() -> Sample? {
+        if index >= samples.count {
+            guard loop, !samples.isEmpty else { return nil }
+            index = 0
+        }
+        index += 1
+        return samples[index - 1]
+    }
+}
+
+/// A source made chunk by chunk by a closure (for long or endless runs such as a soak).
+public final class GeneratedSource: MotionSource {
+    var buffer: [Sample] = []
+    var index = 0
+    let make: () -> [Sample]?
+
+    /// `make` returns the next chunk, or nil when there is no more.
+    public init(_ make: @escaping () -> [Sample]?) {
+        self.make = make
+    }
+
+    public func next() -> Sample? {
+        while index >= buffer.count {
+            guard let chunk = make() else { return nil }
+            buffer = chunk
+            index = 0
+        }
+        index += 1
+        return buffer[index - 1]
+    }
+}
+
+/// The built-in motion scripts for the simulated board.
+public enum MotionScript: String, CaseIterable, Sendable {
+    /// Rest, a shake, rest, a flip face down, rest, and back face up (about 14 s).
+    case demo
+    /// Lies still.
+    case rest
+    /// A kiosk at rest for 12 s, then lifted, carried and tilted (for the alarm).
+    case lift
+    /// Rest, then a shake.
+    case shake
+    /// Rest, then a flip face down and back.
+    case flip
+
+    /// The script's samples at `rateHz`.
+    public func samples(rateHz: Double, seed: UInt64 = 7) -> [Sample] {
+        var m = Motion(rate: rateHz, seed: seed)
+        switch self {
+        case .demo:
+            m.rest(2)
+            m.shake(freq: 4, amp: 2, axis: V3(1, 0.3, 0), seconds: 1.5, tremor: 0.3)
+            m.rest(3)
+            m.rotate(axis: V3(0, 1, 0), degrees: 180, seconds: 0.8)
+            m.rest(3)
+            m.rotate(axis: V3(0, 1, 0), degrees: -180, seconds: 0.8)
+            m.rest(2.5)
+        case .rest:
+            m.rest(10)
+        case .lift:
+            m.rest(12)
+            m.liftAndCarry()
+            m.rest(3)
+        case .shake:
+            m.rest(2)
+            m.shake(freq: 5, amp: 2.2, seconds: 1.5)
+            m.rest(2)
+        case .flip:
+            m.rest(2)
+            m.rotate(axis: V3(1, 0, 0), degrees: 180, seconds: 0.7)
+            m.rest(3)
+            m.rotate(axis: V3(1, 0, 0), degrees: -180, seconds: 0.7)
+            m.rest(2)
+        }
+        return m.take()
+    }
+}

@@ -1,0 +1,159 @@
+import JoltCore
+import JoltDrivers
+
+/// A register-level simulated ADXL345: DEVID, power-on values (standby, 100 Hz), BW_RATE,
+/// DATA_FORMAT (full resolution and range), the data registers and the 32-sample FIFO in bypass
+/// or stream mode behave as the data sheet (Rev. G) describes; readings come from a
+/// `MotionSource`.
+public final class SimADXL345: FaultableDevice {
+    var regs = [UInt8](repeating: 0, count: 0x3A)
+    var pointer: UInt8 = 0
+    var fifo: [(Int16, Int16, Int16)] = []
+    let source: MotionSource
+    var measuring = false
+    var nextSampleAt: Int64 = 0
+    var sourceStart: Int64?
+    var sourceIndex = -1
+    var last = Sample(t: 0, accel: Vec3(0, 0, 1000))
+    var latest: (Int16, Int16, Int16) = (0, 0, 0)
+    public private(set) var exhausted = false
+    public private(set) var produced = 0
+    public var frozen = false
+
+    public init(source: MotionSource) {
+        self.source = source
+        powerOnReset(now: 0)
+    }
+
+    public func powerOnReset(now: Int64) {
+        for i in regs.indices { regs[i] = 0 }
+        regs[Int(ADXL345Register.deviceID.rawValue)] = ADXL345Spec.deviceID
+        regs[Int(ADXL345Register.bandwidthRate.rawValue)] = ADXL345Spec.powerOnBandwidthRate
+        fifo.removeAll()
+        measuring = false
+    }
+
+    var periodMicros: Int64 {
+        let code = regs[Int(ADXL345Register.bandwidthRate.rawValue)] & 0x0F
+        // Rate = 3200 Hz / 2^(15 - code) (DS Table 7).
+        let milliHz = Int64(3_200_000) >> Int64(15 - Int(code))
+        return 1_000_000_000 / max(milliHz, 1)
+    }
+
+    var mode: UInt8 { regs[Int(ADXL345Register.fifoControl.rawValue)] & 0xC0 }
+
+    func advance(to now: Int64) {
+        guard measuring else { return }
+        let p = periodMicros
+        while nextSampleAt <= now {
+            produce(at: nextSampleAt, period: p)
+            nextSampleAt += p
+        }
+    }
+
+    func produce(at t: Int64, period: Int64) {
+        if sourceStart == nil { sourceStart = t - period }
+        let target = Int((t - sourceStart!) / period) - 1
+        if exhausted { return }   // the motion is over: no more samples
+        if !frozen {
+            while sourceIndex < target {
+                guard let s = source.next() else {
+                    exhausted = true
+                    return
+                }
+                last = s
+                sourceIndex += 1
+            }
+        }
+        produced += 1
+        let format = regs[Int(ADXL345Register.dataFormat.rawValue)]
+        let rangeG = Int64(2) << Int64(format & 3)
+        let fullRes = format & ADXL345DataFormat.fullResolution.rawValue != 0
+        // Full resolution keeps 3.9 mg/LSB; otherwise 10 bits span the range.
+        let countsPerG: Int64 = fullRes ? ADXL345Spec.countsPerG : 512 / rangeG
+        let limit = countsPerG * rangeG
+        func c(_ v: Int32) -> Int16 {
+            let x = Int64(Convert.scale(v, countsPerG, 1000))
+            return Int16(max(-limit, min(limit - 1, x)))
+        }
+        latest = (c(last.accel.x), c(last.accel.y), c(last.accel.z))
+        regs[Int(ADXL345Register.interruptSource.rawValue)] |= ADXL345Interrupt.dataReady.rawValue
+        if mode != ADXL345FIFOMode.bypass.rawValue {
+            if fifo.count == ADXL345Spec.fifoDepth {
+                fifo.removeFirst()
+                regs[Int(ADXL345Register.interruptSource.rawValue)] |= ADXL345Interrupt.overrun.rawValue
+            }
+            fifo.append(latest)
+        }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) {
+        advance(to: now)
+        guard let first = bytes.first else { return }
+        pointer = first
+        for b in bytes.dropFirst() {
+            store(pointer, b, now: now)
+            pointer &+= 1
+        }
+    }
+
+    func store(_ r: UInt8, _ v: UInt8, now: Int64) {
+        guard Int(r) < regs.count else { return }
+        switch ADXL345Register(rawValue: r) {
+        case .deviceID, .interruptSource, .fifoStatus, .dataX0:
+            return
+        case .powerControl:
+            regs[Int(r)] = v
+            let was = measuring
+            measuring = v & ADXL345Power.measure.rawValue != 0
+            if measuring && !was { nextSampleAt = now + periodMicros }
+        case .fifoControl:
+            // Entering bypass mode clears the FIFO.
+            if v & 0xC0 == ADXL345FIFOMode.bypass.rawValue { fifo.removeAll() }
+            regs[Int(r)] = v
+        default:
+            if r >= 0x33 && r <= 0x37 { return }
+            regs[Int(r)] = v
+        }
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer, now: Int64) {
+        advance(to: now)
+        if pointer == ADXL345Register.dataX0.rawValue {
+            // A read of the data registers pops the oldest FIFO entry (FIFO modes) or returns
+            // the newest sample (bypass).
+            let v = (mode != ADXL345FIFOMode.bypass.rawValue && !fifo.isEmpty) ? fifo.removeFirst() : latest
+            let bytes: [UInt8] = [v.0, v.1, v.2].flatMap { x -> [UInt8] in
+                let u = UInt16(bitPattern: x)
+                return [UInt8(u & 0xFF), UInt8(u >> 8)]
+            }
+            for i in 0..<buffer.count { buffer[i] = i < 6 ? bytes[i] : load(UInt8(0x32 + i)) }
+            pointer &+= UInt8(buffer.count)
+            return
+        }
+        for i in 0..<buffer.count {
+            buffer[i] = load(pointer)
+            pointer &+= 1
+        }
+    }
+
+    func load(_ r: UInt8) -> UInt8 {
+        guard Int(r) < regs.count else { return 0 }
+        switch ADXL345Register(rawValue: r) {
+        case .fifoStatus: return UInt8(fifo.count)
+        case .interruptSource:
+            let v = regs[Int(r)]
+            regs[Int(r)] = v & ADXL345Interrupt.dataReady.rawValue
+            return v
+        default:
+            return regs[Int(r)]
+        }
+    }
+
+    /// Whether the chip is measuring.
+    public var isMeasuring: Bool { measuring }
+    /// Entries in the FIFO.
+    public var fifoEntries: Int { fifo.count }
+    /// A register's current value (for tests).
+    public func register(_ r: ADXL345Register) -> UInt8 { regs[Int(r.rawValue)] }
+}

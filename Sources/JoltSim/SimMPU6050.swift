@@ -1,0 +1,202 @@
+import JoltCore
+import JoltDrivers
+
+/// A register-level simulated MPU6050: power-on values, sleep, reset, ranges, the sample-rate
+/// divider, the data registers and the 1024-byte FIFO behave as the register map
+/// (RM-MPU-6000A-00) describes; readings come from a `MotionSource`.
+public final class SimMPU6050: FaultableDevice {
+    var regs = [UInt8](repeating: 0, count: 128)
+    var pointer: UInt8 = 0
+    var fifo = [UInt8](repeating: 0, count: MPU6050Spec.fifoSize)
+    var fifoHead = 0
+    var fifoCount = 0
+    let source: MotionSource
+    /// What WHO_AM_I reads (0x68 for a genuine part; a clone's value to test those).
+    public let whoAmI: UInt8
+    /// How long DEVICE_RESET takes, µs (the bit reads 1 until then).
+    public var resetMicros: Int64 = 50_000
+    var resetDoneAt: Int64 = 0
+    var awake = false
+    var nextSampleAt: Int64 = 0
+    var sourceStart: Int64?
+    var sourceIndex = -1
+    var last = Sample(t: 0, accel: Vec3(0, 0, 1000))
+    /// Whether the motion source has run out; the chip then makes no more samples.
+    public private(set) var exhausted = false
+    /// Samples produced since power-on (into the data registers).
+    public private(set) var produced = 0
+    /// Frames lost to FIFO overflow.
+    public private(set) var overflowedBytes = 0
+    public var frozen = false
+
+    public init(source: MotionSource, whoAmI: UInt8 = MPU6050Spec.whoAmI) {
+        self.source = source
+        self.whoAmI = whoAmI
+        powerOnReset(now: 0)
+    }
+
+    public func powerOnReset(now: Int64) {
+        for i in regs.indices { regs[i] = 0 }
+        regs[Int(MPU6050Register.powerManagement1.rawValue)] = MPU6050Spec.powerOnPowerManagement1
+        regs[Int(MPU6050Register.whoAmI.rawValue)] = whoAmI
+        fifoHead = 0
+        fifoCount = 0
+        awake = false
+    }
+
+    /// Sample period from SMPLRT_DIV and DLPF_CFG (8 kHz gyro rate when the filter is off).
+    var periodMicros: Int64 {
+        let dlpf = regs[Int(MPU6050Register.config.rawValue)] & 0x07
+        let base: Int64 = (dlpf == 0 || dlpf == 7) ? 125 : 1000
+        return base * (Int64(regs[Int(MPU6050Register.sampleRateDivider.rawValue)]) + 1)
+    }
+
+    /// Produces every sample due by `now`.
+    func advance(to now: Int64) {
+        guard awake else { return }
+        let p = periodMicros
+        while nextSampleAt <= now {
+            produce(at: nextSampleAt, period: p)
+            nextSampleAt += p
+        }
+    }
+
+    func produce(at t: Int64, period: Int64) {
+        if sourceStart == nil { sourceStart = t - period }
+        let target = Int((t - sourceStart!) / period) - 1
+        if exhausted { return }   // the motion is over: no more samples
+        if !frozen {
+            while sourceIndex < target {
+                guard let s = source.next() else {
+                    exhausted = true
+                    return
+                }
+                last = s
+                sourceIndex += 1
+            }
+        }
+        produced += 1
+        let accelCounts = MPU6050AccelRange(rawValue: (regs[Int(MPU6050Register.accelConfig.rawValue)] >> 3) & 3)!.countsPerG
+        let gyroTenths = MPU6050GyroRange(rawValue: (regs[Int(MPU6050Register.gyroConfig.rawValue)] >> 3) & 3)!.tenthCountsPerDPS
+        func counts(_ v: Int32, _ num: Int64, _ den: Int64) -> (UInt8, UInt8) {
+            let c = Int64(Convert.scale(v, num, den))
+            let u = UInt16(bitPattern: Int16(clamping: c))
+            return (UInt8(u >> 8), UInt8(u & 0xFF))
+        }
+        var data: [UInt8] = []
+        for v in [last.accel.x, last.accel.y, last.accel.z] {
+            let (h, l) = counts(v, accelCounts, 1000)
+            data += [h, l]
+        }
+        data += [0xF0, 0xB0]   // TEMP_OUT: -3920 counts ≈ 25 °C ((T − 36.53) × 340)
+        for v in [last.gyro.x, last.gyro.y, last.gyro.z] {
+            let (h, l) = counts(v, gyroTenths, 10_000)
+            data += [h, l]
+        }
+        for (i, b) in data.enumerated() { regs[Int(MPU6050Register.accelXHigh.rawValue) + i] = b }
+        regs[Int(MPU6050Register.interruptStatus.rawValue)] |= MPU6050Interrupt.dataReady.rawValue
+        let user = MPU6050UserControl(rawValue: regs[Int(MPU6050Register.userControl.rawValue)])
+        let en = MPU6050FIFOEnable(rawValue: regs[Int(MPU6050Register.fifoEnable.rawValue)])
+        guard user.contains(.fifoEnable) else { return }
+        var frame: [UInt8] = []
+        if en.contains(.accel) { frame += data[0..<6] }
+        if en.contains(.temperature) { frame += data[6..<8] }
+        if en.contains(.gyroX) { frame += data[8..<10] }
+        if en.contains(.gyroY) { frame += data[10..<12] }
+        if en.contains(.gyroZ) { frame += data[12..<14] }
+        for b in frame { push(b) }
+    }
+
+    func push(_ b: UInt8) {
+        let cap = fifo.count
+        if fifoCount == cap {
+            // Full: the oldest byte is lost (RM §4.17: "the oldest data will be lost").
+            fifoHead = (fifoHead + 1) % cap
+            fifoCount -= 1
+            overflowedBytes += 1
+            regs[Int(MPU6050Register.interruptStatus.rawValue)] |= MPU6050Interrupt.fifoOverflow.rawValue
+        }
+        fifo[(fifoHead + fifoCount) % cap] = b
+        fifoCount += 1
+    }
+
+    func pop() -> UInt8 {
+        guard fifoCount > 0 else { return 0 }
+        let b = fifo[fifoHead]
+        fifoHead = (fifoHead + 1) % fifo.count
+        fifoCount -= 1
+        return b
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) {
+        advance(to: now)
+        guard let first = bytes.first else { return }
+        pointer = first
+        for b in bytes.dropFirst() {
+            store(pointer, b, now: now)
+            if pointer != MPU6050Register.fifoData.rawValue { pointer &+= 1 }
+        }
+    }
+
+    func store(_ r: UInt8, _ v: UInt8, now: Int64) {
+        guard Int(r) < regs.count else { return }
+        switch MPU6050Register(rawValue: r) {
+        case .whoAmI, .interruptStatus, .fifoCountHigh, .fifoCountLow:
+            return   // read-only
+        case .powerManagement1:
+            if v & MPU6050Power.deviceReset.rawValue != 0 {
+                powerOnReset(now: now)
+                regs[Int(r)] = MPU6050Spec.powerOnPowerManagement1 | MPU6050Power.deviceReset.rawValue
+                resetDoneAt = now + resetMicros
+                return
+            }
+            regs[Int(r)] = v
+            let wasAwake = awake
+            awake = v & MPU6050Power.sleep.rawValue == 0
+            if awake && !wasAwake { nextSampleAt = now + periodMicros }
+        case .userControl:
+            if v & MPU6050UserControl.fifoReset.rawValue != 0 {
+                fifoHead = 0
+                fifoCount = 0
+            }
+            regs[Int(r)] = v & ~MPU6050UserControl.fifoReset.rawValue   // FIFO_RESET clears itself
+        case .fifoData:
+            push(v)
+        default:
+            regs[Int(r)] = v
+        }
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer, now: Int64) {
+        advance(to: now)
+        if resetDoneAt != 0 && now >= resetDoneAt {
+            regs[Int(MPU6050Register.powerManagement1.rawValue)] &= ~MPU6050Power.deviceReset.rawValue
+            resetDoneAt = 0
+        }
+        for i in 0..<buffer.count {
+            buffer[i] = load(pointer)
+            if pointer != MPU6050Register.fifoData.rawValue { pointer &+= 1 }
+        }
+    }
+
+    func load(_ r: UInt8) -> UInt8 {
+        switch MPU6050Register(rawValue: r) {
+        case .fifoData: return pop()
+        case .fifoCountHigh: return UInt8(fifoCount >> 8)
+        case .fifoCountLow: return UInt8(fifoCount & 0xFF)
+        case .interruptStatus:
+            let v = regs[Int(r)]
+            regs[Int(r)] = 0   // cleared on read
+            return v
+        default:
+            return Int(r) < regs.count ? regs[Int(r)] : 0
+        }
+    }
+
+    /// Bytes waiting in the FIFO.
+    public var fifoBytes: Int { fifoCount }
+    /// Whether the chip is awake (measuring).
+    public var isAwake: Bool { awake }
+    /// A register's current value (for tests).
+    public func register(_ r: MPU6050Register) -> UInt8 { regs[Int(r.rawValue)] }
+}
