@@ -68,6 +68,37 @@ public enum JoltCLI {
                 "jolt run --board boards/sim.json --trace recording.csv --fast --json",
             ]),
         CommandHelp(
+            name: "arm", summary: "arm the theft alarm of a running jolt",
+            usage: "jolt arm [--socket PATH] [--json]",
+            details: """
+                Asks the running 'jolt run' (over its control socket) to arm its alarm: after the grace
+                period it watches, and a lift, a shake or a turn-over sounds the buzzer until disarmed.
+                Only the socket's owner and group may do this.
+                """,
+            options: [("--socket PATH", "the control socket (default: /run/jolt/jolt.sock, then $XDG_RUNTIME_DIR/jolt.sock, then /tmp/jolt-UID.sock)"), ("--json", "print the answer as JSON")],
+            examples: ["jolt arm", "jolt arm --socket /run/jolt/jolt.sock"]),
+        CommandHelp(
+            name: "disarm", summary: "disarm the alarm of a running jolt (and silence it)",
+            usage: "jolt disarm [--socket PATH] [--json]",
+            details: "Asks the running 'jolt run' to disarm its alarm; a sounding buzzer stops at once.",
+            options: [("--socket PATH", "the control socket"), ("--json", "print the answer as JSON")],
+            examples: ["jolt disarm"]),
+        CommandHelp(
+            name: "status", summary: "show the alarm state of a running jolt",
+            usage: "jolt status [--socket PATH] [--json]",
+            details: "Prints the alarm's state (disarmed, arming, armed, triggered) and since when.",
+            options: [("--socket PATH", "the control socket"), ("--json", "print the answer as JSON")],
+            examples: ["jolt status", "jolt status --json"]),
+        CommandHelp(
+            name: "safe", summary: "set every output of a board inactive (after a crash, or from systemd)",
+            usage: "jolt safe --board FILE",
+            details: """
+                Requests each output line the board names, sets it inactive and releases it: the
+                service's ExecStopPost, so that a buzzer is never left sounding by a process that died.
+                """,
+            options: [("--board FILE", "the board profile (required)")],
+            examples: ["jolt safe --board /etc/jolt/kiosk.json"]),
+        CommandHelp(
             name: "probe", summary: "find the supported chips on the I2C buses (like i2cdetect)",
             usage: "jolt probe [--bus N]",
             details: """
@@ -168,6 +199,8 @@ public enum JoltCLI {
         case "run": try run(rest, out: out)
         case "probe": try probe(rest, out: out)
         case "record": try record(rest, out: out)
+        case "arm", "disarm", "status": try controlRequest(name, rest, out: out)
+        case "safe": try safe(rest, out: out)
         default: throw JoltError(.software, "command '\(name)' is listed but not wired")
         }
     }
@@ -284,5 +317,57 @@ public enum JoltCLI {
         }
         let b = try a.value("--board").map { (p) throws(JoltError) in try BoardProfile.load(path: p) } ?? BoardProfile.builtInSim
         try RecordCommand.run(board: b, seconds: seconds, output: output, fast: a.flag("--fast"), trace: a.value("--trace"), out: out)
+    }
+
+    static func controlRequest(_ name: String, _ args: [String], out: OutputStream) throws(JoltError) {
+        let a = try Arguments(command: name, args, valued: ["--socket"], flags: ["--json"])
+        guard a.positional.isEmpty else { throw JoltError(.usage, "jolt \(name): unexpected argument '\(a.positional[0])' (see jolt \(name) --help)") }
+        let reply = try ControlClient.request(name, socket: a.value("--socket"))
+        if a.flag("--json") {
+            out.write(reply + "\n")
+            return
+        }
+        guard let node = try? JSONParser.parse(Array(reply.utf8)), case .object(let o) = node.value else {
+            throw JoltError(.tempFailure, "jolt \(name): unexpected answer: \(reply.prefix(200))")
+        }
+        func field(_ k: String) -> String? {
+            switch o.first(where: { $0.key == k })?.value.value {
+            case .string(let s): return s
+            case .number(let n): return n
+            case .bool(let b): return b ? "true" : "false"
+            default: return nil
+            }
+        }
+        guard field("ok") == "true" else {
+            throw JoltError(.failure, "jolt \(name): \(field("error") ?? reply)")
+        }
+        if field("alarm") == "false" {
+            out.write("this board has no alarm\n")
+        } else {
+            out.write("alarm \(field("state") ?? "?") (since t=\(field("since") ?? "?") s)\n")
+        }
+    }
+
+    static func safe(_ args: [String], out: OutputStream) throws(JoltError) {
+        let a = try Arguments(command: "safe", args, valued: ["--board"], flags: [])
+        guard let path = a.value("--board") else { throw JoltError(.usage, "jolt safe: --board FILE is required (see jolt safe --help)") }
+        let b = try BoardProfile.load(path: path)
+        guard !b.isSimulated else {
+            out.write("\(path): simulated board: nothing to do\n")
+            return
+        }
+        var failed: JoltError?
+        for (name, spec) in b.outputs {
+            do {
+                let line = try ChardevOutput(name: name, spec: spec)
+                try line.set(false)
+                line.release()
+                out.write("\(line.label): inactive\n")
+            } catch {
+                Log.error(error.message)
+                failed = failed ?? error
+            }
+        }
+        if let failed { throw failed }
     }
 }

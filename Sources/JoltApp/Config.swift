@@ -40,6 +40,16 @@ public struct BoardProfile: Sendable {
     public var detection = DetectionSettings(rateMilliHz: 100_000, gyro: true)
     /// The simulated board's settings (bus "sim").
     public var sim = SimSettings()
+    /// Named outputs (GPIO lines Jolt drives).
+    public var outputs: [(name: String, line: LineSpec)] = []
+    /// Named inputs (GPIO lines Jolt reads).
+    public var inputs: [(name: String, line: LineSpec)] = []
+    /// What each event does; nil: every event is printed on stdout.
+    public var actions: [(event: String, actions: [Action])]?
+    /// The theft alarm, when the board has one.
+    public var alarm: AlarmConfig?
+    /// The control socket.
+    public var control = ControlConfig()
 
     public init() {}
 
@@ -57,6 +67,8 @@ public struct SimSettings: Sendable, Equatable {
     public var trace: String?
     /// Whether the script repeats forever.
     public var loop = false
+    /// At the end of the motion: "exit" (stop the run) or "rest" (lie still until stopped).
+    public var atEnd = "exit"
     public init() {}
 }
 
@@ -148,6 +160,12 @@ extension BoardProfile {
         }
         b.detection = try parseDetection(try r.object("detection"), sensitivity: sensitivity)
         if let s = try r.object("sim") { b.sim = try parseSim(s) }
+        b.outputs = try parseLines(try r.object("outputs"), input: false)
+        b.inputs = try parseLines(try r.object("inputs"), input: true)
+        let outs = b.outputs.map(\.name), ins = b.inputs.map(\.name)
+        b.actions = try parseActions(try r.object("actions"), outputs: outs)
+        b.alarm = try parseAlarm(try r.object("alarm"), outputs: outs, inputs: ins)
+        b.control = try parseControl(try r.object("control"))
         try r.finish()
         return b
     }
@@ -220,6 +238,7 @@ extension BoardProfile {
             s.trace = t
         }
         if let l = try r.bool("loop") { s.loop = l }
+        if let e = try r.choice("at_end", ["exit", "rest"]) { s.atEnd = e }
         try r.finish()
         return s
     }

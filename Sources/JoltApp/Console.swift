@@ -82,3 +82,11 @@ public enum Log {
     /// Information: what Jolt is doing.
     public static func info(_ m: String) { if verbose { line(6, "", m) } }
 }
+
+/// Where a component logs: the process log by default, a test's collector otherwise.
+struct Logger: Sendable {
+    var info: @Sendable (String) -> Void = { Log.info($0) }
+    var warning: @Sendable (String) -> Void = { Log.warning($0) }
+    var error: @Sendable (String) -> Void = { Log.error($0) }
+    static let standard = Logger()
+}

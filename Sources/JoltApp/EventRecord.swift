@@ -47,20 +47,23 @@ public struct EventRecord: Equatable, Sendable {
     }
 
     /// The name an action binding uses: `shake.began`, `flip.face_down`, `tamper`,
-    /// `alarm.triggered`, `alarm.cleared`, `alarm.armed`, `alarm.arming`, `alarm.disarmed`,
-    /// `fault`, `recovered`.
+    /// `alarm.triggered`, `alarm.armed`, `alarm.arming`, `alarm.disarmed`, `fault`, `recovered`.
     public var bindingName: String {
         switch kind {
         case .shake(let p): return "shake." + Self.phaseName(p)
         case .flip(let s): return "flip." + Self.stateName(s)
         case .tamper: return "tamper"
-        case .alarm(let tr):
-            if tr.to == .triggered { return "alarm.triggered" }
-            if tr.from == .triggered { return "alarm.cleared" }
-            return "alarm." + Self.alarmName(tr.to)
+        case .alarm(let tr): return "alarm." + Self.alarmName(tr.to)
         case .fault: return "fault"
         case .recovered: return "recovered"
         }
+    }
+
+    /// Every binding this event answers to: its name, and `alarm.cleared` when the alarm stops
+    /// sounding (whether it was disarmed or re-armed after its maximum).
+    public var bindingNames: [String] {
+        if case .alarm(let tr) = kind, tr.from == .triggered { return [bindingName, "alarm.cleared"] }
+        return [bindingName]
     }
 
     /// Every binding name, for validating configurations.

@@ -4,6 +4,7 @@ import Glibc
 import JoltCore
 import JoltDrivers
 import JoltLinux
+import JoltMotion
 import JoltSim
 import JoltTrace
 
@@ -17,7 +18,25 @@ final class SimWorld {
 
     init(board: BoardProfile, samples: [Sample], origin: Int64, address: UInt8) {
         bus = SimBus(clock: clock)
-        let source = SampleListSource(samples, loop: board.sim.loop)
+        let source: MotionSource
+        if board.sim.atEnd == "rest" && !board.sim.loop, let last = samples.last {
+            // After the motion, the device lies still where it ended up, until the run stops.
+            let rate = 1e9 / Double(Units.periodMicros(rateMilliHz: board.rateMilliHz)) / 1000
+            var m = Motion(rate: rate, seed: 99)
+            m.up = V3(Double(last.accel.x), Double(last.accel.y), Double(last.accel.z)).unit
+            m.t = Double(last.t) / 1e6 + m.dt
+            var first: [Sample]? = samples
+            source = GeneratedSource {
+                if let f = first {
+                    first = nil
+                    return f
+                }
+                m.rest(1)
+                return m.take()
+            }
+        } else {
+            source = SampleListSource(samples, loop: board.sim.loop)
+        }
         switch board.sim.chip {
         case .mpu6050: device = SimMPU6050(source: source)
         case .adxl345: device = SimADXL345(source: source)

@@ -6,8 +6,10 @@ import JoltDrivers
 import JoltLinux
 import JoltSim
 
-/// `jolt run`: open the board, configure the chip, stream samples through the detectors and
-/// report what they find, until the simulated motion ends, the time limit passes, or a signal.
+/// `jolt run`: open the board, configure the chip, stream samples through the detectors, run
+/// the alarm, fire the actions, answer the control socket — until the simulated motion ends,
+/// the time limit passes, or a signal. On the way out, whatever the reason, every output goes
+/// inactive and every line is released.
 final class RunCommand {
     struct Options {
         var json: Bool?
@@ -19,15 +21,28 @@ final class RunCommand {
         var forever = false
         /// A trace to play on the simulated board.
         var trace: String?
+        /// Serve the control socket (off for in-process tests that do not need it).
+        var control = true
     }
 
-    let board: BoardProfile
+    var board: BoardProfile
     let options: Options
     let out: OutputStream
     let hw: Hardware
     let clock: RunClock
-    let printer: EventPrinter
     var signals: SignalChannel?
+    var worker: ActionWorker?
+    var outputs: [String: OutputLine] = [:]
+    var inputs: [String: InputLine] = [:]
+    var control: ControlServer?
+    let notifier = Notifier()
+    var busLock: Int32?
+
+    /// The alarm, when the board has one. Kept across reloads and detector restarts.
+    var alarm: Alarm?
+    var keySwitchLast: Bool?
+    /// Stream time of the next sample, µs: the clock commands are applied on.
+    var streamNow: Int64 = 0
 
     /// Figures for the daemon-cost benchmark and the exit log line.
     struct Stats {
@@ -37,10 +52,14 @@ final class RunCommand {
         var overflows = 0
         var streamMicros: Int64 = 0
         var wallMicros: Int64 = 0
+        /// Monotonic time of the last alarm trigger, µs (for the latency to the buzzer).
+        var triggeredAtWall: Int64?
     }
     var stats = Stats()
 
-    init(board: BoardProfile, options: Options, out: OutputStream) throws(JoltError) {
+    /// `outputs`, when given, replace the board's (tests observe simulated lines this way).
+    init(board: BoardProfile, options: Options, out: OutputStream, outputs: [String: OutputLine] = [:]) throws(JoltError) {
+        self.outputs = outputs
         var b = board
         if options.forever { b.sim.loop = true }
         self.board = b
@@ -51,8 +70,11 @@ final class RunCommand {
             throw JoltError(.usage, "--fast runs simulated time; \(board.file) is real hardware on \(board.bus)")
         }
         clock = RunClock(virtual: options.fast, sim: hw.sim?.clock)
-        printer = EventPrinter(out: out, json: options.json, flushEach: true)
+        if let a = b.alarm { alarm = Alarm(settings: a.settings) }
     }
+
+    /// Why the sampling loop returned.
+    enum Outcome { case done, reload }
 
     /// Runs until done; returns normally on a clean stop (end of motion, time limit, signal).
     func run() throws(JoltError) {
@@ -61,6 +83,9 @@ final class RunCommand {
         } catch {
             throw JoltError(.software, "cannot set up signal handling: \(error)")
         }
+        signal(SIGPIPE, SIG_IGN)
+        try lockBus()
+        defer { shutdown() }
         var delay = ClockDelay(clock: clock)
         let sensor = hw.sensor
         do {
@@ -68,15 +93,153 @@ final class RunCommand {
         } catch {
             throw chipError(error, sensor, bus: hw.busName)
         }
-        var settings = board.detection
-        settings.rateMilliHz = sensor.rateMilliHz
-        settings.gyro = sensor.hasGyro
+        try openLines()
+        if options.control && (board.alarm != nil || board.control.socket != nil) {
+            control = try ControlServer(config: board.control)
+        }
         let fifo = sensor.usesFIFO ? "FIFO drained every \(min(Int64(board.fifoPollMillis) * 1000, sensor.maxPollMicros) / 1000) ms" : "read every sample"
-        Log.info("\(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName): \(hz(sensor.rateMilliHz)) Hz, ±\(sensor.rangeMilliG / 1000) g\(sensor.hasGyro ? ", ±\(board.gyroRangeDps) °/s" : ""), \(fifo)\(clock.virtual ? ", simulated time" : "")")
+        Log.info("\(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName): \(hz(sensor.rateMilliHz)) Hz, ±\(sensor.rangeMilliG / 1000) g\(sensor.hasGyro ? ", ±\(board.gyroRangeDps) °/s" : ""), \(fifo)\(clock.virtual ? ", simulated time" : "")\(control.map { ", control socket \($0.path)" } ?? "")")
+        notifier.send("READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)")
         let wallStart = Sys.monotonicMicros()
-        try withDetectors(settings, Loop(run: self, settings: settings))
+        while true {
+            var settings = board.detection
+            settings.rateMilliHz = sensor.rateMilliHz
+            settings.gyro = sensor.hasGyro
+            let outcome = try withDetectors(settings, Loop(run: self, settings: settings))
+            if outcome == .done { break }
+            reload()
+        }
         stats.wallMicros = Sys.monotonicMicros() - wallStart
         Log.info(summary)
+    }
+
+    /// One Jolt per bus: an exclusive lock on the bus's device node.
+    func lockBus() throws(JoltError) {
+        guard hw.sim == nil else { return }
+        do {
+            let fd = try Sys.open(hw.busName, O_RDONLY)
+            if try Sys.tryLock(fd) {
+                busLock = fd
+            } else {
+                Sys.close(fd)
+                throw JoltError(.tempFailure, "another jolt is already using \(hw.busName): stop it first (systemctl stop jolt) — two programs configuring one chip would fight over it")
+            }
+        } catch let e as JoltError {
+            throw e
+        } catch {
+            throw JoltError(.unavailable, "\(hw.busName): cannot lock: \(error)")
+        }
+    }
+
+    /// Requests the board's outputs and inputs and starts the action thread.
+    func openLines() throws(JoltError) {
+        for (name, spec) in board.outputs where outputs[name] == nil {
+            outputs[name] = hw.sim != nil ? SimOutput(name: name, spec: spec) : try ChardevOutput(name: name, spec: spec)
+        }
+        for (name, spec) in board.inputs {
+            inputs[name] = hw.sim != nil ? SimInput(name: name, spec: spec) : try ChardevInput(name: name, spec: spec)
+        }
+        let printer = EventPrinter(out: out, json: options.json, flushEach: true)
+        let engine = ActionEngine(outputs: outputs, alarmOutput: board.alarm?.output, alarmPattern: board.alarm?.cadence ?? .cadence(on: 500, off: 500), printer: printer, boardName: board.name)
+        let w = try ActionWorker(engine: engine)
+        w.start()
+        worker = w
+    }
+
+    /// The fail-safe, on every way out: outputs inactive, lines released, socket removed.
+    func shutdown() {
+        notifier.send("STOPPING=1")
+        worker?.stop()
+        worker = nil
+        for (_, i) in inputs { i.release() }
+        control?.close()
+        control = nil
+        if let l = busLock { Sys.close(l) }
+        busLock = nil
+    }
+
+    /// SIGHUP: read the board profile again. A bad one is refused and the running one kept;
+    /// hardware changes need a restart; detection, actions and alarm settings apply now, and the
+    /// alarm keeps its state.
+    func reload() {
+        guard !board.file.isEmpty, !board.file.hasPrefix("(") , !board.file.contains("(built in)") else {
+            Log.warning("SIGHUP: nothing to reload (no board file)")
+            return
+        }
+        notifier.send("RELOADING=1")
+        defer { notifier.send("READY=1") }
+        let new: BoardProfile
+        do {
+            new = try BoardProfile.load(path: board.file)
+        } catch {
+            Log.error("reload refused, keeping the running configuration: \(error.message)")
+            return
+        }
+        if new.bus != board.bus || new.chip != board.chip || new.address != board.address || new.rateMilliHz != board.rateMilliHz
+            || new.accelRangeG != board.accelRangeG || new.gyroRangeDps != board.gyroRangeDps || new.fifo != board.fifo
+            || new.outputs.map(\.name) != board.outputs.map(\.name) || new.outputs.map(\.line) != board.outputs.map(\.line)
+            || new.inputs.map(\.line) != board.inputs.map(\.line) || new.control != board.control || (new.alarm == nil) != (board.alarm == nil)
+            || new.alarm?.output != board.alarm?.output || new.alarm?.cadence != board.alarm?.cadence {
+            Log.warning("reload: changes to the bus, chip, rate, ranges, FIFO, lines, control socket or alarm output need a restart; applying the rest")
+        }
+        var applied = board
+        applied.detection = new.detection
+        applied.mount = new.mount
+        applied.actions = new.actions
+        applied.name = new.name
+        if var a = board.alarm, let n = new.alarm {
+            a.settings = n.settings
+            a.armedAtStart = n.armedAtStart
+            a.keySwitch = n.keySwitch
+            applied.alarm = a
+            if let old = alarm { alarm = old.reconfigured(n.settings) }
+        }
+        board = applied
+        Log.info("reloaded \(board.file)")
+    }
+
+    /// Every event goes through here: counted, then to its actions on the action thread.
+    func emit(_ r: EventRecord) {
+        stats.events += 1
+        var actions: [Action] = [.stdout]
+        if let m = board.actions {
+            actions = []
+            for name in r.bindingNames {
+                for a in m.first(where: { $0.event == name })?.actions ?? [] where !actions.contains(a) { actions.append(a) }
+            }
+        }
+        worker?.submit(.event(r, actions))
+    }
+
+    /// An alarm transition: an event, the buzzer, systemd's status.
+    func alarmChanged(_ tr: AlarmTransition, at t: Int64) {
+        emit(EventRecord(t: t, kind: .alarm(tr)))
+        if tr.to == .triggered { stats.triggeredAtWall = Sys.monotonicMicros() }
+        if (tr.to == .triggered) != (tr.from == .triggered) {
+            worker?.submit(.alarm(sounding: tr.to == .triggered))
+        }
+        notifier.send("STATUS=alarm \(EventRecord.alarmName(tr.to))")
+    }
+
+    /// The answer to a control request.
+    func control<D: SampleDetector>(_ line: String, detectors d: inout D) -> String {
+        func state() -> String {
+            guard let a = alarm else { return "\"alarm\":false" }
+            return "\"alarm\":true,\"state\":\"\(EventRecord.alarmName(a.state))\",\"since\":\(EventRecord.seconds(a.since))"
+        }
+        switch line {
+        case "arm", "disarm":
+            guard alarm != nil else { return "{\"ok\":false,\"error\":\"this board has no alarm\"}" }
+            if let tr = alarm!.command(arm: line == "arm", at: streamNow, detectors: &d) {
+                alarmChanged(tr, at: streamNow)
+            }
+            Log.info("control: \(line)")
+            return "{\"ok\":true,\(state())}"
+        case "status":
+            return "{\"ok\":true,\(state()),\"t\":\(EventRecord.seconds(streamNow)),\"samples\":\(stats.samples),\"events\":\(stats.events)}"
+        default:
+            return "{\"ok\":false,\"error\":\(JSONText.quote("unknown command '\(line.prefix(40))' (arm, disarm, status)"))}"
+        }
     }
 
     var summary: String {
@@ -89,7 +252,7 @@ final class RunCommand {
         let run: RunCommand
         let settings: DetectionSettings
 
-        func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) {
+        func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) -> Outcome {
             let r = run
             let sensor = r.hw.sensor
             let period = sensor.periodMicros
@@ -98,12 +261,20 @@ final class RunCommand {
             var frames: [ChipSample] = []
             frames.reserveCapacity(128)
             var records: [EventRecord] = []
-            var index: Int64 = 0
+            var index = (r.streamNow - origin) / period
             var lastPoll = r.clock.now
             var nextPoll = lastPoll + interval
-            var fds = [pollfd(fd: r.signals!.fd, events: Int16(POLLIN), revents: 0)]
+            // The tamper detector of fresh detectors needs a sample before it can take the
+            // armed orientation.
+            var rearmTamper = r.alarm.map { $0.state == .armed || $0.state == .triggered } ?? false
+            if r.stats.samples == 0, let a = r.board.alarm, a.armedAtStart, r.alarm?.state == .disarmed,
+               let tr = r.alarm!.command(arm: true, at: r.streamNow, detectors: &d) {
+                r.alarmChanged(tr, at: r.streamNow)
+            }
             while true {
-                // Wait for the next poll (or a signal).
+                // Wait for the next poll, a signal, or a control request.
+                var fds = [pollfd(fd: r.signals!.fd, events: Int16(POLLIN), revents: 0)]
+                for f in r.control?.pollFDs ?? [] { fds.append(pollfd(fd: f, events: Int16(POLLIN), revents: 0)) }
                 if r.clock.virtual {
                     r.clock.advance(to: nextPoll)
                     _ = try? Sys.poll(&fds, timeoutMicros: 0)
@@ -111,26 +282,39 @@ final class RunCommand {
                     var now = r.clock.now
                     while now < nextPoll {
                         _ = try? Sys.poll(&fds, timeoutMicros: nextPoll - now)
-                        if fds[0].revents != 0 { break }
+                        if fds.contains(where: { $0.revents != 0 }) { break }
                         now = r.clock.now
                     }
                 }
                 if fds[0].revents != 0 {
-                    fds[0].revents = 0
-                    var stop = false
+                    var stop = false, reload = false
                     while let sig = r.signals!.next() {
                         if sig == SIGINT || sig == SIGTERM { stop = true }
+                        if sig == SIGHUP { reload = true }
                     }
-                    if stop { break }
+                    if stop {
+                        Log.info("stopping on a signal")
+                        return .done
+                    }
+                    if reload {
+                        r.streamNow = origin + index * period
+                        return .reload
+                    }
                 }
-                r.stats.wakeups += 1
                 let now = r.clock.now
+                r.control?.service(now: now) { line in r.control(line, detectors: &d) }
+                r.notifier.watchdog(now: Sys.monotonicMicros())
+                r.readKeySwitch(&d)
+                if now < nextPoll { continue }   // woken early by a control request
+                r.stats.wakeups += 1
                 frames.removeAll(keepingCapacity: true)
                 let status: PollStatus
                 do {
                     status = try sensor.poll(into: &frames)
                 } catch {
-                    throw chipError(error, sensor, bus: r.hw.busName)
+                    let e = chipError(error, sensor, bus: r.hw.busName)
+                    r.emit(EventRecord(t: origin + index * period, kind: .fault, detail: e.message))
+                    throw e
                 }
                 if status == .overflow {
                     // Samples were lost: skip the time they covered and start the detectors afresh
@@ -138,6 +322,7 @@ final class RunCommand {
                     let lost = max((now - lastPoll) / period - Int64(frames.count), 1)
                     index += lost
                     d.reset()
+                    rearmTamper = rearmTamper || (r.alarm.map { $0.state == .armed || $0.state == .triggered } ?? false)
                     r.stats.overflows += 1
                     Log.warning("FIFO overflow: about \(lost) samples lost; the FIFO was reset")
                 }
@@ -148,21 +333,45 @@ final class RunCommand {
                     index += 1
                     r.stats.samples += 1
                     let e = d.update(s)
+                    if rearmTamper {
+                        d.armTamper()
+                        rearmTamper = false
+                    }
                     if !e.isEmpty {
                         records.removeAll(keepingCapacity: true)
                         EventBuilder.records(e, at: s.t, detectors: d, settings: settings, into: &records)
-                        for rec in records {
-                            r.stats.events += 1
-                            r.printer.print(rec)
-                        }
+                        for rec in records { r.emit(rec) }
+                    }
+                    if r.alarm != nil, let tr = r.alarm!.step(e, at: s.t, detectors: &d) {
+                        r.alarmChanged(tr, at: s.t)
                     }
                 }
+                r.streamNow = origin + index * period
                 r.stats.streamMicros = index * period
-                if let limit = r.options.limitMicros, index * period >= limit { break }
-                if let sim = r.hw.sim, sim.exhausted, frames.isEmpty || !sensor.usesFIFO { break }
+                if let limit = r.options.limitMicros, index * period >= limit { return .done }
+                if let sim = r.hw.sim, sim.exhausted, frames.isEmpty || !sensor.usesFIFO { return .done }
                 nextPoll += interval
                 if nextPoll <= r.clock.now - interval { nextPoll = r.clock.now + interval }
             }
         }
+    }
+
+    /// A key switch arms when it turns active and disarms when it turns inactive.
+    func readKeySwitch<D: SampleDetector>(_ d: inout D) {
+        guard let name = board.alarm?.keySwitch, let line = inputs[name], alarm != nil else { return }
+        guard let v = try? line.get() else { return }
+        defer { keySwitchLast = v }
+        guard let last = keySwitchLast, last != v else { return }
+        Log.info("key switch \(name): \(v ? "on, arming" : "off, disarming")")
+        if let tr = alarm!.command(arm: v, at: streamNow, detectors: &d) { alarmChanged(tr, at: streamNow) }
+    }
+}
+
+extension Alarm {
+    /// The same alarm, in the same state, with new settings.
+    func reconfigured(_ s: AlarmSettings) -> Alarm {
+        var a = Alarm(settings: s)
+        a.restore(state: state, since: since)
+        return a
     }
 }

@@ -82,6 +82,12 @@ public struct Alarm: Sendable {
         triggers = s.triggers
     }
 
+    /// Puts the alarm in `state` since `since` (to carry a state across a change of settings).
+    public mutating func restore(state: AlarmState, since: Int64) {
+        _state = state
+        _since = since
+    }
+
     /// Whether the buzzer should sound now.
     public var isSounding: Bool { state == .triggered }
 

@@ -118,7 +118,6 @@ struct LinuxI2CTests {
         ])
         try SyscallMock.$current.withValue(mock) {
             let bus = try LinuxI2CBus(path: "/dev/i2c-1")
-            var b = bus
             var board = BoardProfile()
             board.bus = "/dev/i2c-1"
             let sensor = try MPU6050Sensor(bus: bus, address: 0x68, board: board)
@@ -130,7 +129,6 @@ struct LinuxI2CTests {
                 let e = chipError(error, sensor, bus: "/dev/i2c-1")
                 #expect(e.message.contains("claimed by a kernel driver"), "\(e.message)")
             }
-            _ = b
             bus.close()
         }
         #expect(mock.failures == [])

@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltLinux
+
+/// The control socket of a running `jolt run`: `jolt arm`, `jolt disarm` and `jolt status`
+/// connect, send one line, and read one JSON line back. Who may connect is decided by the
+/// socket file's permissions (owner and group by default).
+final class ControlServer {
+    let path: String
+    let fd: Int32
+    var clients: [(fd: Int32, buffer: [UInt8], opened: Int64)] = []
+
+    /// The path a server uses when the board does not say: systemd's RuntimeDirectory, /run/jolt
+    /// when writable, $XDG_RUNTIME_DIR, else /tmp/jolt-UID.sock.
+    static func serverPath(_ c: ControlConfig) -> String {
+        if let p = c.socket { return p }
+        if let d = getenv("RUNTIME_DIRECTORY") { return String(cString: d).split(separator: ":").first.map(String.init)! + "/jolt.sock" }
+        if access("/run/jolt", W_OK) == 0 { return "/run/jolt/jolt.sock" }
+        if let x = getenv("XDG_RUNTIME_DIR") { return String(cString: x) + "/jolt.sock" }
+        return "/tmp/jolt-\(getuid()).sock"
+    }
+
+    /// The paths a client tries, in order, when not told: where servers put it.
+    static func clientPaths() -> [String] {
+        var p = ["/run/jolt/jolt.sock"]
+        if let x = getenv("XDG_RUNTIME_DIR") { p.append(String(cString: x) + "/jolt.sock") }
+        p.append("/tmp/jolt-\(getuid()).sock")
+        return p
+    }
+
+    init(config: ControlConfig) throws(JoltError) {
+        path = Self.serverPath(config)
+        do {
+            fd = try UnixSocket.listen(path: path, mode: mode_t(config.mode))
+        } catch {
+            switch error.rawValue {
+            case EADDRINUSE:
+                throw JoltError(.tempFailure, "another jolt is already listening on \(path): stop it first (systemctl stop jolt), or give this board its own control.socket")
+            case EACCES, EPERM:
+                throw JoltError(.noPermission, "permission denied creating the control socket \(path): choose a folder Jolt may write (control.socket in the board profile)")
+            case ENOENT:
+                throw JoltError(.cannotCreate, "cannot create the control socket \(path): its folder does not exist")
+            default:
+                throw JoltError(.cannotCreate, "cannot create the control socket \(path): \(error) (\(error.name))")
+            }
+        }
+    }
+
+    /// Descriptors to poll: the listening socket and each client.
+    var pollFDs: [Int32] { [fd] + clients.map(\.fd) }
+
+    /// Accepts new connections, reads what clients sent, and answers each complete line with
+    /// `handler`. Clients silent for 2 s are dropped. Never blocks.
+    func service(now: Int64, handler: (String) -> String) {
+        while let c = UnixSocket.accept(fd) {
+            if clients.count >= 16 { Glibc.close(c); continue }
+            clients.append((c, [], now))
+        }
+        var i = 0
+        while i < clients.count {
+            var chunk = [UInt8](repeating: 0, count: 256)
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(clients[i].fd, $0.baseAddress, $0.count) }
+            if n > 0 { clients[i].buffer += chunk[0..<n] }
+            let gone = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)
+            if let nl = clients[i].buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: clients[i].buffer[..<nl], as: UTF8.self).trimmingSpaces
+                let reply = handler(line) + "\n"
+                _ = reply.utf8CString.withUnsafeBufferPointer { b in send(clients[i].fd, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL)) }
+                Glibc.close(clients[i].fd)
+                clients.remove(at: i)
+                continue
+            }
+            if gone || now - clients[i].opened > 2_000_000 || clients[i].buffer.count > 1024 {
+                Glibc.close(clients[i].fd)
+                clients.remove(at: i)
+                continue
+            }
+            i += 1
+        }
+    }
+
+    func close() {
+        for c in clients { Glibc.close(c.fd) }
+        clients.removeAll()
+        Glibc.close(fd)
+        unlink(path)
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\r" || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\r" || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+/// systemd's notify protocol, spoken directly (no libsystemd): READY=1 once the chip is
+/// configured, STATUS= lines, WATCHDOG=1 from the sampling loop at half the watchdog interval,
+/// RELOADING=1 and STOPPING=1.
+final class Notifier {
+    let socket: String?
+    /// The watchdog interval, µs (WATCHDOG_USEC), when the service has one for this process.
+    let watchdogMicros: Int64?
+    var lastPing: Int64 = .min
+
+    init() {
+        socket = getenv("NOTIFY_SOCKET").map { String(cString: $0) }
+        var wd: Int64?
+        if let w = getenv("WATCHDOG_USEC"), let v = Int64(String(cString: w)), v > 0 {
+            let pid = getenv("WATCHDOG_PID").flatMap { Int32(String(cString: $0)) }
+            if pid == nil || pid == getpid() { wd = v }
+        }
+        watchdogMicros = wd
+    }
+
+    func send(_ text: String) {
+        guard let socket else { return }
+        do { try UnixSocket.sendDatagram(text, to: socket) } catch {
+            Log.warning("systemd notify socket \(socket): \(error) (\(error.name))")
+        }
+    }
+
+    /// Pings the watchdog if half its interval has passed (monotonic µs).
+    func watchdog(now: Int64) {
+        guard let w = watchdogMicros, now - lastPing >= w / 2 else { return }
+        lastPing = now
+        send("WATCHDOG=1")
+    }
+}
+
+/// `jolt arm`, `jolt disarm`, `jolt status`: one request to a running `jolt run`.
+enum ControlClient {
+    static func request(_ command: String, socket explicit: String?) throws(JoltError) -> String {
+        let paths = explicit.map { [$0] } ?? ControlServer.clientPaths()
+        var lastError: Errno = .noEntry
+        var tried: String = paths[0]
+        for path in paths {
+            tried = path
+            let fd: Int32
+            do { fd = try UnixSocket.connect(path: path) } catch {
+                lastError = error
+                if error == .accessDenied || error == .permitted { break }
+                continue
+            }
+            defer { Glibc.close(fd) }
+            var tv = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            let line = command + "\n"
+            _ = line.utf8CString.withUnsafeBufferPointer { b in Glibc.send(fd, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL)) }
+            var reply: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 512)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                reply += chunk[0..<n]
+                if reply.contains(0x0A) { break }
+            }
+            guard let nl = reply.firstIndex(of: 0x0A) else {
+                throw JoltError(.tempFailure, "jolt at \(path) did not answer within 5 s")
+            }
+            return String(decoding: reply[..<nl], as: UTF8.self)
+        }
+        switch lastError {
+        case .accessDenied, .permitted:
+            throw JoltError(.noPermission, "permission denied on \(tried): only the socket's owner and group may arm or disarm (add yourself to its group, e.g. sudo adduser $USER jolt)")
+        default:
+            let where_ = explicit ?? paths.joined(separator: " or ")
+            throw JoltError(.unavailable, "no running jolt at \(where_) (\(lastError.name)): start it (jolt run, or systemctl start jolt), or give --socket")
+        }
+    }
+}

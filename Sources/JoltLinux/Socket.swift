@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+
+/// Unix-domain stream sockets for the control channel (`jolt arm`, `disarm`, `status`), and the
+/// datagram that speaks systemd's notify protocol.
+public enum UnixSocket {
+    static func address(_ path: String) throws(Errno) -> (sockaddr_un, socklen_t) {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        let abstract = bytes.first == UInt8(ascii: "@")
+        if abstract { bytes[0] = 0 }   // Linux abstract namespace
+        let cap = MemoryLayout.size(ofValue: addr.sun_path)
+        guard bytes.count < cap else { throw Errno(ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &addr.sun_path) { b in
+            for (i, c) in bytes.enumerated() { b[i] = c }
+        }
+        let len = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1)
+        return (addr, socklen_t(len))
+    }
+
+    /// Creates a listening socket at `path` with file mode `mode` (only owner and group may
+    /// connect with 0660). A stale socket file (nobody listening) is replaced; a live one is an
+    /// error (EADDRINUSE).
+    public static func listen(path: String, mode: mode_t) throws(Errno) -> Int32 {
+        if let fd = try? connect(path: path) {
+            Glibc.close(fd)
+            throw Errno(EADDRINUSE)
+        }
+        unlink(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        if fd < 0 { throw Errno.current }
+        var (addr, len) = try address(path)
+        // Create the socket file with no access for others from the start, then set the mode.
+        let old = umask(0o177)
+        let r = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
+        }
+        umask(old)
+        if r < 0 {
+            let e = Errno.current
+            Glibc.close(fd)
+            throw e
+        }
+        if chmod(path, mode) < 0 || Glibc.listen(fd, 8) < 0 {
+            let e = Errno.current
+            Glibc.close(fd)
+            throw e
+        }
+        return fd
+    }
+
+    /// Connects to the socket at `path` (blocking).
+    public static func connect(path: String) throws(Errno) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if fd < 0 { throw Errno.current }
+        var (addr, len) = try address(path)
+        let r = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, len) }
+        }
+        if r < 0 {
+            let e = Errno.current
+            Glibc.close(fd)
+            throw e
+        }
+        return fd
+    }
+
+    /// Accepts a pending connection, non-blocking; nil when none is waiting.
+    public static func accept(_ fd: Int32) -> Int32? {
+        let c = jolt_accept4(fd, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+        return c >= 0 ? c : nil
+    }
+
+    /// Sends one datagram to the socket at `path` (systemd's NOTIFY_SOCKET; `@` is abstract).
+    public static func sendDatagram(_ text: String, to path: String) throws(Errno) {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if fd < 0 { throw Errno.current }
+        defer { Glibc.close(fd) }
+        var (addr, len) = try address(path)
+        let bytes = Array(text.utf8)
+        let r = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
+                bytes.withUnsafeBytes { b in sendto(fd, b.baseAddress, b.count, Int32(MSG_NOSIGNAL), a, len) }
+            }
+        }
+        if r < 0 { throw Errno.current }
+    }
+}
+
+/// An exclusive advisory lock on an open file (`flock(LOCK_EX | LOCK_NB)`): one Jolt per bus.
+extension Sys {
+    /// Takes the lock without waiting; false when another process holds it.
+    public static func tryLock(_ fd: Int32) throws(Errno) -> Bool {
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+        let e = Errno.current
+        if e.rawValue == EWOULDBLOCK { return false }
+        throw e
+    }
+
+    /// Opens (creating) a lock file and takes its lock; nil when another process holds it.
+    public static func lockFile(_ path: String) throws(Errno) -> Int32? {
+        let fd = try open(path, O_RDWR | O_CREAT, 0o644)
+        if try tryLock(fd) { return fd }
+        close(fd)
+        return nil
+    }
+}

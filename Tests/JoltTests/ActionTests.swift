@@ -1,0 +1,173 @@
+import CGPIO
+import Foundation
+@testable import JoltApp
+import JoltCore
+import JoltLinux
+import Testing
+
+/// An expectation-list output line: the exact levels it is driven to, in order; `release` must
+/// come last.
+final class MockLine: OutputLine, @unchecked Sendable {
+    let label = "mock"
+    var expected: [Bool?]   // nil: release
+    var failing = false
+    let location: SourceLocation
+
+    init(_ expected: [Bool?], sourceLocation: SourceLocation = #_sourceLocation) {
+        self.expected = expected
+        location = sourceLocation
+    }
+
+    func set(_ active: Bool) throws(JoltError) {
+        if failing { throw JoltError(.ioError, "mock line stuck") }
+        guard !expected.isEmpty else {
+            Issue.record("unexpected set(\(active))", sourceLocation: location)
+            return
+        }
+        let e = expected.removeFirst()
+        if e != active { Issue.record("expected \(e.map { "set(\($0))" } ?? "release"), got set(\(active))", sourceLocation: location) }
+    }
+
+    func release() {
+        guard !expected.isEmpty else {
+            Issue.record("unexpected release", sourceLocation: location)
+            return
+        }
+        let e = expected.removeFirst()
+        if e != nil { Issue.record("expected set(\(e!)), got release", sourceLocation: location) }
+    }
+
+    func done(sourceLocation: SourceLocation = #_sourceLocation) {
+        if !expected.isEmpty { Issue.record("still expected: \(expected)", sourceLocation: sourceLocation) }
+    }
+}
+
+/// Collects log lines.
+final class LogCollector: @unchecked Sendable {
+    let lock = Lock()
+    var lines: [String] = []
+    var logger: Logger {
+        Logger(info: { l in self.lock.with { self.lines.append("info: " + l) } },
+               warning: { l in self.lock.with { self.lines.append("warning: " + l) } },
+               error: { l in self.lock.with { self.lines.append("error: " + l) } })
+    }
+    var all: [String] { lock.with { lines } }
+}
+
+@Suite("Actions and the alarm's outputs")
+struct ActionTests {
+    let shake = EventRecord(t: 1_000_000, kind: .shake(.began), algorithm: "jolt", peakMilliG: 2100)
+
+    @Test("patterns: a pulse and a cadence, edge by edge")
+    func patterns() {
+        let p = PatternPlayer(pattern: .pulse(ms: 200), start: 1_000)
+        #expect(p.level(at: 1_000) == true)
+        #expect(p.level(at: 200_999) == true)
+        #expect(p.level(at: 201_000) == nil)
+        #expect(p.nextEdge(after: 5_000) == 201_000)
+        let c = PatternPlayer(pattern: .cadence(on: 500, off: 250), start: 0)
+        #expect(c.level(at: 0) == true && c.level(at: 499_999) == true && c.level(at: 500_000) == false)
+        #expect(c.level(at: 749_999) == false && c.level(at: 750_000) == true)
+        #expect(c.nextEdge(after: 0) == 500_000)
+        #expect(c.nextEdge(after: 600_000) == 750_000)
+        #expect(c.nextEdge(after: 750_000) == 1_250_000)
+    }
+
+    @Test("a pulse drives the line active, then inactive when it ends; shutdown sets it inactive again and releases it")
+    func pulse() {
+        let line = MockLine([true, false, false, nil])
+        let e = ActionEngine(outputs: ["led": line], alarmOutput: nil, alarmPattern: .cadence(on: 500, off: 500), printer: nil, boardName: "t")
+        e.handle(.event(shake, [.output("led", .pulse(ms: 200))]), now: 0)
+        #expect(e.nextDeadline(now: 0) == 200_000)
+        e.tick(now: 199_999)
+        e.tick(now: 200_000)
+        #expect(e.nextDeadline(now: 200_000) == nil)
+        e.shutdown()
+        line.done()
+    }
+
+    @Test("the alarm's cadence repeats until it stops sounding; it wins over an event's pattern on the same line")
+    func cadence() {
+        let line = MockLine([true, false, true, false, true, false, false, nil])
+        let e = ActionEngine(outputs: ["buzzer": line], alarmOutput: "buzzer", alarmPattern: .cadence(on: 500, off: 500), printer: nil, boardName: "t")
+        e.handle(.alarm(sounding: true), now: 0)                 // on
+        e.tick(now: 500_000)                                       // off
+        e.handle(.event(shake, [.output("buzzer", .pulse(ms: 5000))]), now: 600_000)   // the alarm still rules: off
+        e.tick(now: 1_000_000)                                     // on
+        e.tick(now: 1_500_000)                                     // off
+        e.tick(now: 2_000_000)                                     // on
+        e.handle(.alarm(sounding: false), now: 2_100_000)          // the event's pulse is still on: stays on
+        e.tick(now: 5_600_000)                                     // the pulse ends: off
+        e.shutdown()
+        line.done()
+    }
+
+    @Test("fail-safe: shutdown while sounding sets the line inactive before releasing it")
+    func failSafe() {
+        let line = MockLine([true, false, nil])
+        let e = ActionEngine(outputs: ["buzzer": line], alarmOutput: "buzzer", alarmPattern: .cadence(on: 500, off: 500), printer: nil, boardName: "t")
+        e.handle(.alarm(sounding: true), now: 0)
+        e.shutdown()
+        line.done()
+    }
+
+    @Test("a stuck line is reported once and retried; the engine carries on")
+    func stuck() {
+        let line = MockLine([false, nil])
+        line.failing = true
+        let log = LogCollector()
+        let e = ActionEngine(outputs: ["buzzer": line], alarmOutput: "buzzer", alarmPattern: .cadence(on: 500, off: 500), printer: nil, boardName: "t", log: log.logger)
+        e.handle(.alarm(sounding: true), now: 0)
+        e.tick(now: 100_000)
+        e.tick(now: 200_000)
+        #expect(log.all.filter { $0.contains("stuck") }.count == 1)
+        #expect(e.nextDeadline(now: 200_000) != nil)
+        line.failing = false
+        e.handle(.alarm(sounding: false), now: 300_000)
+        e.shutdown()
+        line.done()
+    }
+
+    @Test("a command runs with the event in its environment, its output logged; a slow one is stopped at its timeout")
+    func command() throws {
+        let log = LogCollector()
+        let e = ActionEngine(outputs: [:], alarmOutput: nil, alarmPattern: .cadence(on: 1, off: 1), printer: nil, boardName: "kiosk", log: log.logger)
+        e.handle(.event(shake, [.command(argv: ["env"], timeoutMillis: 5000)]), now: 0)
+        e.handle(.event(shake, [.command(argv: ["sleep", "30"], timeoutMillis: 200)]), now: 0)
+        let start = Date()
+        while e.pollFDs.count > 0 && Date().timeIntervalSince(start) < 5 {
+            sleepFor(0.02)
+            e.tick(now: Int64(Date().timeIntervalSince(start) * 1e6))
+        }
+        #expect(e.pollFDs.isEmpty, "both commands finished")
+        let lines = log.all
+        #expect(lines.contains("info: command env: JOLT_EVENT=shake.began"))
+        #expect(lines.contains("info: command env: JOLT_BOARD=kiosk"))
+        #expect(lines.contains("info: command env: JOLT_PEAK_G=2.10"))
+        #expect(lines.contains { $0.contains("JOLT_JSON={\"t\":1.0,\"event\":\"shake\",\"phase\":\"began\"") })
+        #expect(lines.contains("warning: command sleep took longer than its timeout: stopping it"))
+        #expect(Date().timeIntervalSince(start) < 3)
+        e.handle(.event(shake, [.command(argv: ["/nonexistent/program"], timeoutMillis: 100)]), now: 0)
+        #expect(log.all.contains { $0.contains("/nonexistent/program") && $0.contains("could not start") } || log.all.contains { $0.contains("exited with status 127") } || e.pollFDs.count == 1)
+        e.shutdown()
+    }
+
+    @Test("the action thread: submit never waits, and stop runs the fail-safe")
+    func worker() throws {
+        let line = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
+        let e = ActionEngine(outputs: ["buzzer": line], alarmOutput: "buzzer", alarmPattern: .cadence(on: 30, off: 30), printer: nil, boardName: "t", log: LogCollector().logger)
+        let w = try ActionWorker(engine: e)
+        w.start()
+        let t0 = Sys.monotonicMicros()
+        w.submit(.alarm(sounding: true))
+        #expect(Sys.monotonicMicros() - t0 < 5_000)
+        sleepFor(0.2)
+        w.stop()
+        let h = line.changes
+        #expect(h.count >= 5, "the cadence ran: \(h.count) changes")
+        #expect(h.first?.1 == true && (h.first!.0 - t0) < 10_000, "active within 10 ms of the request")
+        #expect(!line.isActive && line.isReleased, "inactive and released after stop")
+    }
+}
+
+func sleepFor(_ s: Double) { usleep(UInt32(s * 1e6)) }

@@ -1,0 +1,228 @@
+import Foundation
+@testable import JoltApp
+import JoltCore
+import JoltLinux
+import JoltMotion
+import JoltTrace
+import Testing
+
+/// A short kiosk trace: at rest 2 s, then lifted, carried and set down tilted.
+func liftTrace() -> String {
+    var m = Motion(rate: 100, seed: 11)
+    m.rest(2)
+    m.liftAndCarry(carry: 2)
+    m.rest(1)
+    var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
+    for s in m.take() { text += TraceWriter.row(s, gyro: true) }
+    return tempFile(text, name: "lift.csv")
+}
+
+/// The kiosk board with a short grace period and its own control socket.
+func kioskBoard(socket: String, extra: String = "") throws -> String {
+    var text = try String(contentsOfFile: packageRoot + "/boards/kiosk-alarm.json", encoding: .utf8)
+    text = text.replacingOccurrences(of: "\"arming_ms\": 3000", with: "\"arming_ms\": 500")
+    text = text.replacingOccurrences(of: "\"alarm\": {", with: "\"control\": { \"socket\": \"\(socket)\" },\n  \(extra)\"alarm\": {")
+    return tempFile(text, name: "kiosk.json")
+}
+
+func socketPath() -> String { NSTemporaryDirectory() + "jolt-\(UUID().uuidString.prefix(8)).sock" }
+
+@Suite("The alarm, end to end on the simulated board", .serialized)
+struct AlarmRunTests {
+    @Test("armed, a lift triggers the alarm; the buzzer goes active within one sample period and sounds its cadence until disarmed")
+    func liftAndDisarm() throws {
+        let sock = socketPath()
+        let board = try BoardProfile.load(path: try kioskBoard(socket: sock))
+        let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
+        var o = RunCommand.Options(json: true)
+        o.trace = liftTrace()
+        o.limitMicros = 6_000_000
+        let out = OutputStream.capturing()
+        let cmd = try RunCommand(board: board, options: o, out: out, outputs: ["buzzer": buzzer])
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: JoltError?
+        nonisolated(unsafe) let running = cmd
+        let t = PThread {
+            do throws(JoltError) { try running.run() } catch { failure = error }
+            done.signal()
+        }
+        // Wait until it sounds, then let it sound a while, then disarm.
+        var state = ""
+        let start = Date()
+        while Date().timeIntervalSince(start) < 5 {
+            sleepFor(0.05)
+            guard let reply = try? ControlClient.request("status", socket: sock) else { continue }
+            if reply.contains("\"state\":\"triggered\"") { state = "triggered"; break }
+        }
+        #expect(state == "triggered")
+        sleepFor(1.2)
+        let disarmRequested = Sys.monotonicMicros()
+        let disarm = try ControlClient.request("disarm", socket: sock)
+        #expect(disarm.contains("\"state\":\"disarmed\""))
+        let disarmedAt = Sys.monotonicMicros()
+        done.wait()
+        t.join()
+        #expect(failure == nil, "\(failure?.message ?? "")")
+        let changes = buzzer.changes
+        let firstOn = try #require(changes.first { $0.1 })
+        let triggered = try #require(cmd.stats.triggeredAtWall)
+        #expect(firstOn.0 - triggered < 10_000, "active \(firstOn.0 - triggered) µs after the alarm triggered (one sample period: 10 ms)")
+        // The cadence: 500 ms on, 500 ms off, while sounding.
+        let sounding = changes.filter { $0.0 < disarmRequested }
+        #expect(sounding.count >= 3, "\(sounding.count) changes while sounding")
+        for (a, b) in zip(sounding, sounding.dropFirst()) {
+            #expect(abs(Double(b.0 - a.0) / 1000 - 500) < 60, "an edge \(Double(b.0 - a.0) / 1000) ms after the last")
+        }
+        #expect(changes.last?.1 == false && changes.last!.0 - disarmedAt < 100_000, "silent at once after the disarm")
+        #expect(buzzer.isReleased)
+        let events = out.text.split(separator: "\n").map(String.init)
+        #expect(events.contains { $0.contains("\"event\":\"tamper\"") })
+        #expect(events.contains { $0.contains("\"state\":\"triggered\"") && $0.contains("\"cause\":\"tamper\"") })
+        #expect(events.contains { $0.contains("\"state\":\"disarmed\"") && $0.contains("\"cause\":\"disarm\"") })
+        #expect(!FileManager.default.fileExists(atPath: sock), "the socket is removed on exit")
+    }
+
+    @Test("the jolt binary: SIGTERM while the buzzer sounds leaves the line inactive and exits 0")
+    func sigterm() throws {
+        let sock = socketPath()
+        let board = try kioskBoard(socket: sock)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
+        p.arguments = ["run", "--board", board, "--trace", liftTrace(), "--json"]
+        let outPipe = Pipe(), errPipe = Pipe()
+        p.standardOutput = outPipe
+        p.standardError = errPipe
+        try p.run()
+        var seen = ""
+        let start = Date()
+        while !seen.contains("\"state\":\"triggered\"") && Date().timeIntervalSince(start) < 8 {
+            let d = outPipe.fileHandleForReading.availableData
+            if d.isEmpty { break }
+            seen += String(decoding: d, as: UTF8.self)
+        }
+        #expect(seen.contains("\"state\":\"triggered\""))
+        sleepFor(0.3)
+        let status = try ControlClient.request("status", socket: sock)
+        #expect(status.contains("triggered"))
+        let sent = Date()
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        let took = Date().timeIntervalSince(sent)
+        #expect(p.terminationStatus == 0)
+        #expect(took < 1.0, "exited \(took) s after SIGTERM")
+        let err = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lineStates = err.split(separator: "\n").filter { $0.contains("line buzzer") }
+        #expect(lineStates.contains { $0.hasSuffix("active") && !$0.hasSuffix("inactive") }, "it sounded")
+        #expect(lineStates.last?.hasSuffix("inactive") == true, "\(lineStates.suffix(3))")
+        #expect(err.contains("stopping on a signal"))
+    }
+
+    @Test("control: status without an alarm, unknown commands, no running jolt, the socket's mode")
+    func control() throws {
+        #expect(throws: JoltError.self) { try ControlClient.request("status", socket: "/nonexistent/jolt.sock") }
+        let r = jolt(["status", "--socket", "/nonexistent/jolt.sock"])
+        #expect(r.code == .unavailable)
+        #expect(r.error.contains("no running jolt at /nonexistent/jolt.sock"))
+        let path = socketPath()
+        let server = try ControlServer(config: ControlConfig(socket: path, mode: 0o660))
+        var st = stat()
+        #expect(stat(path, &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o660, "owner and group only")
+        #expect(throws: JoltError.self) { _ = try ControlServer(config: ControlConfig(socket: path, mode: 0o660)) }
+        let fd = try UnixSocket.connect(path: path)
+        _ = "bogus\n".withCString { send(fd, $0, 6, 0) }
+        var reply = ""
+        for _ in 0..<50 {
+            server.service(now: Sys.monotonicMicros()) { line in "{\"ok\":false,\"error\":\"unknown command '\(line)'\"}" }
+            var b = [UInt8](repeating: 0, count: 200)
+            let n = recv(fd, &b, 200, Int32(MSG_DONTWAIT))
+            if n > 0 { reply = String(decoding: b[0..<n], as: UTF8.self); break }
+            sleepFor(0.01)
+        }
+        close(fd)
+        #expect(reply.contains("unknown command 'bogus'"))
+        server.close()
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("one jolt per bus: a second lock on the same device fails")
+    func oneJoltPerBus() throws {
+        let path = tempFile("", name: "i2c-lock")
+        let a = try Sys.open(path, O_RDONLY)
+        let b = try Sys.open(path, O_RDONLY)
+        #expect(try Sys.tryLock(a))
+        #expect(try !Sys.tryLock(b))
+        Sys.close(a)
+        #expect(try Sys.tryLock(b), "free again once the first closes")
+        Sys.close(b)
+    }
+
+    @Test("systemd notify: READY=1 and STATUS reach NOTIFY_SOCKET")
+    func notify() throws {
+        let path = socketPath()
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { b in for (i, c) in path.utf8.enumerated() { b[i] = c } }
+        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(r == 0)
+        defer { close(fd); unlink(path) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
+        p.arguments = ["run", "--fast", "--quiet", "--seconds", "1"]
+        p.environment = ["NOTIFY_SOCKET": path, "PATH": "/usr/bin:/bin"]
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        var messages: [String] = []
+        while true {
+            var b = [UInt8](repeating: 0, count: 512)
+            let n = recv(fd, &b, 512, Int32(MSG_DONTWAIT))
+            if n <= 0 { break }
+            messages.append(String(decoding: b[0..<n], as: UTF8.self))
+        }
+        #expect(messages.first?.hasPrefix("READY=1\nSTATUS=watching MPU6050") == true, "\(messages)")
+        #expect(messages.contains("STOPPING=1"))
+    }
+
+    @Test("SIGHUP reloads a good profile, refuses a bad one and keeps running")
+    func reload() throws {
+        let sock = socketPath()
+        let boardPath = try kioskBoard(socket: sock)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
+        p.arguments = ["run", "--board", boardPath, "--json"]
+        let errPipe = Pipe()
+        p.standardError = errPipe
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        sleepFor(0.8)
+        let good = try String(contentsOfFile: boardPath, encoding: .utf8).replacingOccurrences(of: "\"sensitivity\": \"medium\"", with: "\"sensitivity\": \"high\"")
+        try good.write(toFile: boardPath, atomically: true, encoding: .utf8)
+        kill(p.processIdentifier, SIGHUP)
+        sleepFor(0.5)
+        try "{ \"rate_hz\": \"oops\" }".write(toFile: boardPath, atomically: true, encoding: .utf8)
+        kill(p.processIdentifier, SIGHUP)
+        sleepFor(0.5)
+        let status = try ControlClient.request("status", socket: sock)
+        #expect(status.contains("\"ok\":true"), "still running and answering")
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let err = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(err.contains("reloaded \(boardPath)"))
+        #expect(err.contains("reload refused, keeping the running configuration: \(boardPath):1: rate_hz: must be a number"))
+    }
+
+    @Test("the kiosk board and the systemd unit are there and say what they must")
+    func files() throws {
+        let board = try BoardProfile.load(path: packageRoot + "/boards/kiosk-alarm.json")
+        #expect(board.alarm?.output == "buzzer")
+        #expect(board.outputs.first?.line.name == "GPIO17")
+        let unit = try String(contentsOfFile: packageRoot + "/docs/jolt.service", encoding: .utf8)
+        for directive in ["Type=notify", "WatchdogSec=", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict",
+                          "DeviceAllow=/dev/i2c-1 rw", "SupplementaryGroups=i2c gpio", "ExecStopPost=", "RuntimeDirectory=jolt"] {
+            #expect(unit.contains(directive), "\(directive)")
+        }
+    }
+}
