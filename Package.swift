@@ -11,6 +11,8 @@ import PackageDescription
 //                never names /dev. Also Embedded-clean.
 //   JoltMotion   physical models of motion (shakes, flips, knocks, walking…) as sample streams,
 //                for the simulator, the evaluation corpus, the benchmark and the tests.
+//   JoltCorpus   the labelled evaluation corpus (generated from JoltMotion's models) and the
+//                scoring behind `jolt eval`.
 //   JoltSim      register-level simulated chips on a simulated bus, with fault injection.
 //   JoltLinux    the Linux side: one wrapper per syscall (mockable in debug builds), /dev/i2c-*,
 //                /dev/gpiochip*, signals, sockets, processes.
@@ -28,6 +30,7 @@ let package = Package(
         .target(name: "JoltDrivers"),
         .target(name: "JoltMotion", dependencies: ["JoltCore"]),
         .target(name: "JoltSim", dependencies: ["JoltCore", "JoltDrivers", "JoltMotion"]),
+        .target(name: "JoltCorpus", dependencies: ["JoltCore", "JoltTrace", "JoltMotion"]),
         .systemLibrary(name: "CI2C", path: "hal/CI2C", providers: [.apt(["libi2c-dev"])]),
         .systemLibrary(name: "CGPIO", path: "hal/CGPIO"),
         .systemLibrary(name: "CLinux", path: "hal/CLinux"),
@@ -38,13 +41,14 @@ let package = Package(
         ),
         .target(
             name: "JoltApp",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus"],
             swiftSettings: debugMocking
         ),
         .executableTarget(name: "jolt", dependencies: ["JoltApp"]),
+        .executableTarget(name: "jolt-corpus", dependencies: ["JoltCorpus", "JoltTrace"]),
         .testTarget(
             name: "JoltTests",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus"],
             swiftSettings: debugMocking
         ),
     ],

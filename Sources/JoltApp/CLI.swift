@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltCore
+import JoltCorpus
 
 /// A command's help: the one text that `jolt COMMAND --help` prints and docs/cli.md is made of.
 struct CommandHelp {
@@ -98,6 +99,29 @@ public enum JoltCLI {
                 """,
             options: [("--board FILE", "the board profile (required)")],
             examples: ["jolt safe --board /etc/jolt/kiosk.json"]),
+        CommandHelp(
+            name: "eval", summary: "score every algorithm on the labelled corpus and the real recordings",
+            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--config FILE] [--sensitivity LEVEL]",
+            details: """
+                Runs Jolt's default detectors and the phone algorithms (threshold, lowpass, planar, window;
+                the phone and Android flip rules) over every trace and prints one table: shake recall and
+                latency, false shakes per hour on real recordings, on knocks and while walking or running
+                (pocket, hand, bag), flip recall and latency, false flips on real recordings and near-flips.
+                CORPUS is folders or files; by default Tests/Corpus/test and ../shared/data/wrist-imu.
+                --rate generates the corpus in memory at that rate instead of reading its files.
+                --gate exits 1 when the default misses a target.
+                """,
+            options: [
+                ("--json", "the same figures as one JSON object"),
+                ("--gate", "exit 1 if the default misses any target (CI)"),
+                ("--rate HZ", "generate the corpus in memory at 12.5-1000 Hz (dividing 2000)"),
+                ("--seed N", "the generator's seed with --rate (2026: the test split)"),
+                ("--gait-minutes M", "with --rate: minutes of each walking and running trace (default 2)"),
+                ("--accel-only", "drop the gyroscope readings, as an ADXL345 board sees the world"),
+                ("--config FILE", "detection settings from a board profile"),
+                ("--sensitivity LEVEL", "preset: low, medium, high"),
+            ],
+            examples: ["jolt eval", "jolt eval --rate 400 ../shared/data/wrist-imu", "jolt eval --json --gate"]),
         CommandHelp(
             name: "probe", summary: "find the supported chips on the I2C buses (like i2cdetect)",
             usage: "jolt probe [--bus N]",
@@ -201,6 +225,7 @@ public enum JoltCLI {
         case "record": try record(rest, out: out)
         case "arm", "disarm", "status": try controlRequest(name, rest, out: out)
         case "safe": try safe(rest, out: out)
+        case "eval": try eval(rest, out: out)
         default: throw JoltError(.software, "command '\(name)' is listed but not wired")
         }
     }
@@ -369,5 +394,32 @@ public enum JoltCLI {
             }
         }
         if let failed { throw failed }
+    }
+
+    static func eval(_ args: [String], out: OutputStream) throws(JoltError) {
+        let a = try Arguments(command: "eval", args, valued: ["--rate", "--seed", "--gait-minutes", "--config", "--sensitivity"], flags: ["--json", "--gate", "--accel-only"])
+        var o = EvalCommand.Options()
+        o.accelOnly = a.flag("--accel-only")
+        o.paths = a.positional
+        o.json = a.flag("--json")
+        o.gate = a.flag("--gate")
+        if let r = try a.fixed("--rate", places: 3, range: 12_500...1_000_000, unit: "Hz") {
+            guard 2_000_000 % r == 0 else { throw JoltError(.usage, "jolt eval: --rate must divide 2000 Hz (12.5, 25, 50, 100, 200, 250, 400, 500, 1000)") }
+            o.rate = Double(r) / 1000
+        }
+        if let s = a.value("--seed") {
+            guard let v = UInt64(s) else { throw JoltError(.usage, "jolt eval: --seed must be a whole number, found '\(s)'") }
+            o.seed = v
+        }
+        if let m = try a.fixed("--gait-minutes", places: 1, range: 1...6000, unit: "min") { o.gaitMinutes = Double(m) / 10 }
+        o.board = try detectionBoard(a)
+        let results = try EvalCommand.run(o, out: out)
+        if o.gate, let first = results.first {
+            let fails = EvalTargets().failures(first)
+            if !fails.isEmpty {
+                out.flush()
+                throw JoltError(.failure, "jolt eval --gate: the default misses its targets: " + fails.joined(separator: "; "))
+            }
+        }
     }
 }

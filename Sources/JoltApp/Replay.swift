@@ -17,6 +17,7 @@ public struct ReplayCommand {
             var settings = board.detection
             settings.rateMilliHz = file.rateMilliHz
             settings.gyro = file.header.hasGyro
+            settings.rangeMilliG = file.header.rangeMilliG ?? 0
             let stats = try withDetectors(settings, Stream(file: file, settings: settings, json: json, arm: arm, out: out))
             if !json {
                 out.write("\(path): \(stats.samples) samples, \(EventRecord.seconds((stats.span + 500) / 1000 * 1000)) s at \(TraceWriter.decimal(Int64(file.rateMilliHz), places: 3, trim: true)) Hz, \(stats.events) event\(stats.events == 1 ? "" : "s")\n")

@@ -105,6 +105,7 @@ final class RunCommand {
             var settings = board.detection
             settings.rateMilliHz = sensor.rateMilliHz
             settings.gyro = sensor.hasGyro
+            settings.rangeMilliG = sensor.rangeMilliG
             let outcome = try withDetectors(settings, Loop(run: self, settings: settings))
             if outcome == .done { break }
             reload()

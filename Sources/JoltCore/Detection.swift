@@ -48,6 +48,8 @@ public struct DetectionSettings: Equatable, Sendable {
     public var rateMilliHz: Int32
     /// Whether samples carry rotation rate.
     public var gyro: Bool
+    /// The chip's accelerometer full scale, mg (0: unknown): readings there are clipped.
+    public var rangeMilliG: Int32 = 0
     /// Time constant of the gravity estimate shared by the detectors, ms.
     public var gravityTauMillis: Int32
     public var shakeAlgorithm: ShakeAlgorithm
@@ -112,7 +114,7 @@ public protocol FlipDetecting: Sendable {
 
 extension JoltShake: ShakeDetecting {
     public static var algorithm: ShakeAlgorithm { .jolt }
-    public init(_ s: DetectionSettings) { self.init(settings: s.shake) }
+    public init(_ s: DetectionSettings) { self.init(settings: s.shake, range: s.rangeMilliG) }
     public var shakeSince: Int64 { lifecycle.since }
 }
 
@@ -190,7 +192,7 @@ public protocol SampleDetector: Sendable {
 /// Generic over the shake and flip algorithms so that each combination is compiled to straight
 /// code; `DetectorSet<JoltShake, JoltFlip>` is Jolt's default.
 public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDetector {
-    @usableFromInline var lowPass: LowPass3
+    @usableFromInline var lowPass: GravityFilter
     /// The shake detector.
     public var shake: Shake
     /// The flip detector.
@@ -200,9 +202,9 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
 
     /// The detectors for `settings`.
     public init(_ settings: DetectionSettings) {
-        lowPass = LowPass3(
+        lowPass = GravityFilter(
             tauMicros: Int64(settings.gravityTauMillis) * Units.microsPerMilli,
-            periodMicros: settings.periodMicros)
+            periodMicros: settings.periodMicros, gyro: settings.gyro)
         shake = Shake(settings)
         flip = Flip(settings)
         tamper = Tamper(settings: settings.tamper)
@@ -210,7 +212,7 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
 
     @inlinable
     public mutating func update(_ s: Sample) -> Events {
-        let g = lowPass.update(s.accel)
+        let g = lowPass.update(s)
         var e = Events()
         if let p = shake.update(s, gravity: g) { e.formUnion(.shake(p)) }
         if let f = flip.update(s, gravity: g) { e.formUnion(.flip(f)) }

@@ -5,7 +5,8 @@
 /// It cuts `d` into *lobes*: a lobe starts when |d| rises past the hysteresis level and ends when
 /// |d| falls back below it or when `d` turns more than 90° away from the lobe's peak. A lobe
 /// *counts* when its peak reaches the threshold. A shake is a chain of counted lobes in which each
-/// points the opposite way to the one before (more than 120° apart), each starts 40-320 ms after
+/// points the opposite way to the one before (cosine of the angle below -0.75: more than 139°
+/// apart), each starts 40-320 ms after
 /// the one before (half a cycle of a 1.6-12 Hz shake), and consecutive half-periods are alike
 /// (within a factor of 2).
 ///
@@ -25,13 +26,31 @@ public struct JoltShake: Sendable {
     @usableFromInline let minHalf: Int64
     @usableFromInline let maxHalf: Int64
     @usableFromInline let ratioPercent: Int64
+    @usableFromInline let quietBefore: Int64
+    @usableFromInline let opposition2: Int64
+    @usableFromInline let fillPercent: Int64
+    @usableFromInline let clipLevel: Int32
+    @usableFromInline let clippedOpposition2: Int64
 
     // The open lobe (or, when `open` is false, the last lobe).
     @usableFromInline var open = false
     @usableFromInline var counted = false
     @usableFromInline var peak = Vec3.zero
     @usableFromInline var peak2: Int64 = 0
+    /// When the lobe started: midway between the last lobe's end and this one's rise past the
+    /// hysteresis level, which is where the motion reversed (the zero crossing, for a sine),
+    /// whatever the two lobes' sizes.
     @usableFromInline var start: Int64 = 0
+    /// When the last lobe ended, µs.
+    @usableFromInline var lastClose: Int64 = .min
+    /// When the open lobe rose past the hysteresis level, µs.
+    @usableFromInline var openedAt: Int64 = 0
+    /// How long the last counted lobe stayed above the hysteresis level, µs.
+    @usableFromInline var lastWidth: Int64 = 0
+    /// Whether the open lobe, and the last counted one, had a reading at the chip's full scale:
+    /// clipping bends a stroke's direction, so the pair need only point roughly opposite ways.
+    @usableFromInline var clipped = false
+    @usableFromInline var lastClipped = false
 
     // The chain of counted lobes so far; `last…` describe the previous counted lobe.
     @usableFromInline var chain: Int32 = 0
@@ -40,6 +59,11 @@ public struct JoltShake: Sendable {
     @usableFromInline var lastPeak2: Int64 = 0
     @usableFromInline var lastStart: Int64 = 0
     @usableFromInline var lastHalf: Int64 = 0
+    /// When the last counted lobe ended, µs: a chain only starts after a quiet spell. Until a
+    /// first sample has been seen it is unknown (.min); then the stream's start counts as the
+    /// last motion, since nothing shows it was quiet before.
+    @usableFromInline var lastCountedEnd: Int64 = .min
+
 
     /// The began / ended / cancelled lifecycle.
     public var lifecycle: GestureLifecycle { _lifecycle }
@@ -49,7 +73,8 @@ public struct JoltShake: Sendable {
     @usableFromInline var _shakePeak2: Int64 = 0
 
     /// A detector with `settings`; times are converted to µs.
-    public init(settings s: ShakeSettings) {
+    /// `range` is the chip's full scale in mg (0: unknown); readings near it are clipped.
+    public init(settings s: ShakeSettings, range: Int32 = 0) {
         threshold2 = Int64(s.thresholdMilliG) * Int64(s.thresholdMilliG)
         strong2 = Int64(s.strongMilliG) * Int64(s.strongMilliG)
         hysteresis2 = Int64(s.hysteresisMilliG) * Int64(s.hysteresisMilliG)
@@ -57,6 +82,11 @@ public struct JoltShake: Sendable {
         minHalf = Int64(s.minHalfPeriodMillis) * Units.microsPerMilli
         maxHalf = Int64(s.maxHalfPeriodMillis) * Units.microsPerMilli
         ratioPercent = Int64(max(s.maxHalfPeriodRatioPercent, 100))
+        quietBefore = Int64(s.quietBeforeMillis) * Units.microsPerMilli
+        opposition2 = Int64(s.oppositionPercent) * Int64(s.oppositionPercent)
+        fillPercent = Int64(s.fillPercent)
+        clipLevel = range > 0 ? range - range / 50 : .max
+        clippedOpposition2 = Int64(s.clippedOppositionPercent) * Int64(s.clippedOppositionPercent)
         _lifecycle = GestureLifecycle(
             quietMicros: Int64(s.quietMillis) * Units.microsPerMilli,
             refractoryMicros: Int64(s.refractoryMillis) * Units.microsPerMilli,
@@ -69,13 +99,17 @@ public struct JoltShake: Sendable {
     /// Feeds one sample. `gravity` is the current gravity estimate in mg.
     @inlinable
     public mutating func update(_ s: Sample, gravity: Vec3) -> ShakePhase? {
+        if lastCountedEnd == .min { lastCountedEnd = s.t }
         let d = s.accel - gravity
         let m2 = d.lengthSquared
         var recognised = false
         var evidence = false
         if open {
+            if s.accel.maxAbs >= clipLevel { clipped = true }
             if m2 < hysteresis2 {
                 open = false
+                lastClose = s.t
+                if counted { lastCountedEnd = s.t }
             } else if d.dot(peak) < 0 {
                 // The motion reversed without passing through rest: a new lobe starts here.
                 (recognised, evidence) = startLobe(d, m2, s.t)
@@ -105,16 +139,22 @@ public struct JoltShake: Sendable {
 
     @inlinable
     mutating func startLobe(_ d: Vec3, _ m2: Int64, _ t: Int64) -> (Bool, Bool) {
+        if open { lastClose = t }
         if counted {
+            if open { lastCountedEnd = t }
             lastPeak = peak
             lastPeak2 = peak2
             lastStart = start
+            lastWidth = lastClose - openedAt
+            lastClipped = clipped
         }
         open = true
+        openedAt = t
+        clipped = false
         counted = false
         peak = d
         peak2 = m2
-        start = t
+        start = lastClose != .min && t - lastClose < maxHalf ? (lastClose + t) >> 1 : t
         if m2 >= threshold2 { return count(t) }
         return (false, false)
     }
@@ -126,13 +166,17 @@ public struct JoltShake: Sendable {
         let half = start - lastStart
         var continues = false
         if chain > 0 && half >= minHalf && half <= maxHalf {
-            // Opposite directions: cos(angle) ≤ -1/2, i.e. dot < 0 and 4·dot² ≥ |a|²·|b|².
+            // Opposite directions: cos(angle) ≤ -k/100, i.e. dot < 0 and 100²·dot² ≥ k²·|a|²·|b|².
             // Scaled down by 2^8 each so the products stay in range (|v|² ≤ ~2^30 mg²).
             let dot = peak.dot(lastPeak)
             if dot < 0 {
                 let s = dot >> 8
-                continues = 4 * s * s >= (peak2 >> 8) * (lastPeak2 >> 8)
+                let k2 = clipped || lastClipped ? clippedOpposition2 : opposition2
+                continues = 10_000 * s * s >= k2 * ((peak2 >> 8) * (lastPeak2 >> 8))
             }
+            // The last lobe must fill its half-cycle, as a hand's stroke does: a knock is a spike that
+            // is over long before the next one, however regular the knocking.
+            if continues { continues = lastWidth * 100 >= fillPercent * half }
             if continues && chain >= 2 {
                 // Consecutive half-periods must be alike.
                 continues = half * 100 <= lastHalf * ratioPercent && lastHalf * 100 <= half * ratioPercent
@@ -141,11 +185,20 @@ public struct JoltShake: Sendable {
         if continues {
             chain += 1
             prevStrong = lastPeak2 >= strong2
-        } else {
+        } else if start - lastCountedEnd >= quietBefore || (chain > 0 && half < minHalf) {
+            // A fresh start after a quiet spell; or a lobe that came too soon after the last
+            // (the first stroke of a fast shake often splits), which restarts the chain from
+            // here rather than ending it.
             chain = 1
+            prevStrong = false
+        } else {
+            // Strong motion just before: this is walking, running, an exercise — not a hand
+            // at rest starting to shake. No chain starts here.
+            chain = 0
             prevStrong = false
         }
         lastHalf = half
+        if chain == 0 { return (false, false) }
         let recognised = chain >= minLobes || (prevStrong && peak2 >= strong2)
         return (recognised, chain >= 2)
     }
@@ -156,6 +209,8 @@ public struct JoltShake: Sendable {
         counted = false
         chain = 0
         prevStrong = false
+        lastCountedEnd = .min
+        lastClose = .min
         _lifecycle.reset()
     }
 }

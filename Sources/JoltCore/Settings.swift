@@ -26,6 +26,17 @@ public struct ShakeSettings: Equatable, Sendable {
     public var maxHalfPeriodMillis: Int32
     /// Consecutive half-periods may differ by at most this factor, in percent (200 = 2×).
     public var maxHalfPeriodRatioPercent: Int32
+    /// Consecutive lobes must point opposite ways: the cosine of the angle between their peaks at
+    /// most minus this, in percent (75: more than 139° apart).
+    public var oppositionPercent: Int32 = 75
+    /// …or this, when either lobe has a reading at the chip's full scale (clipped), in percent.
+    public var clippedOppositionPercent: Int32 = 40
+    /// A lobe must stay above the hysteresis level for at least this share of its half-cycle, in
+    /// percent: strokes fill their half-cycle, knocks are spikes.
+    public var fillPercent: Int32 = 40
+    /// A shake starts from a hand at rest: a chain of lobes only starts when no lobe reached the
+    /// threshold for this long before it, ms.
+    public var quietBeforeMillis: Int32 = 600
     /// The shake has ended when no lobe has reached `thresholdMilliG` for this long, ms.
     public var quietMillis: Int32
     /// After a shake ends, another cannot begin for this long, ms.

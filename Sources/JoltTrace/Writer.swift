@@ -37,3 +37,19 @@ public enum TraceWriter {
         return negative ? "-" + body : body
     }
 }
+
+extension TraceWriter {
+    /// A compact row for corpus files: t with up to 4 decimals (trailing zeros trimmed), a in g to
+    /// 1 mg, rate in °/s to 0.1 °/s.
+    public static func compactRow(_ s: Sample, gyro: Bool) -> String {
+        var r = decimal((s.t + 50) / 100, places: 4, trim: true)
+        for v in [s.accel.x, s.accel.y, s.accel.z] { r += ","; r += decimal(Int64(v), places: 3, trim: true) }
+        if gyro {
+            for v in [s.gyro.x, s.gyro.y, s.gyro.z] {
+                let tenth = (Int64(v) + (v >= 0 ? 50 : -50)) / 100
+                r += ","; r += decimal(tenth, places: 1, trim: true)
+            }
+        }
+        return r + "\n"
+    }
+}

@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+import JoltCorpus
+import JoltTrace
+
+/// `jolt eval`: every algorithm over the labelled corpus and the real recordings, one table.
+enum EvalCommand {
+    struct Options {
+        var paths: [String] = []
+        var json = false
+        var gate = false
+        /// Generate the corpus in memory at this rate (Hz) instead of reading its files.
+        var rate: Double?
+        var seed: UInt64 = 2026
+        /// With --rate: minutes of each walking and running trace.
+        var gaitMinutes = 2.0
+        /// Drop the gyroscope, as an ADXL345 board sees the world.
+        var accelOnly = false
+        var board = BoardProfile()
+    }
+
+    /// The default corpus: the committed test split and the real wrist recordings, when present.
+    static func defaultPaths() -> [String] {
+        var p: [String] = []
+        for c in ["Tests/Corpus/test", "../shared/data/wrist-imu"] where access(c, F_OK) == 0 { p.append(c) }
+        return p
+    }
+
+    /// Every .csv under `path` (a file, or a folder's files), sorted.
+    static func files(_ path: String) throws(JoltError) -> [String] {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw JoltError(.noInput, "\(path): no such file or folder (give corpus folders or trace files)") }
+        guard st.st_mode & S_IFMT == S_IFDIR else { return [path] }
+        guard let dir = opendir(path) else { throw JoltError(.noPermission, "\(path): cannot read the folder") }
+        defer { closedir(dir) }
+        var out: [String] = []
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { b in String(decoding: b.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".csv") { out.append(path + "/" + name) }
+        }
+        return out.sorted()
+    }
+
+    /// Reads a trace file with its labels. Files without `# category:` are real recordings
+    /// (hard negatives: nothing should fire), named after their folder.
+    static func load(_ path: String) throws(JoltError) -> LabelledTrace {
+        let f = try TraceFile(path: path)
+        var samples: [Sample] = []
+        while let s = try f.next() { samples.append(s) }
+        var labels: [Label] = []
+        var category: String?
+        for (k, v) in f.header.metadata {
+            if k == "label" {
+                guard let l = Label(text: v) else { throw JoltError(.dataError, "\(path): a '# label:' comment I cannot read: \(v)") }
+                labels.append(l)
+            }
+            if k == "category" { category = v }
+        }
+        let folder = path.split(separator: "/").dropLast().last.map(String.init) ?? "real"
+        let file = String(path.split(separator: "/").last ?? "")
+        let name = file.hasSuffix(".csv") ? String(file.dropLast(4)) : file
+        return LabelledTrace(name: name, rateMilliHz: f.rateMilliHz, hasGyro: f.header.hasGyro,
+                             rangeMilliG: f.header.rangeMilliG ?? 16_000, samples: samples, labels: labels,
+                             real: category == nil, category: category ?? (folder == "wrist-imu" ? "wrist" : folder))
+    }
+
+    static func run(_ o: Options, out: OutputStream) throws(JoltError) -> [EvalResult] {
+        var traces: [LabelledTrace] = []
+        var paths = o.paths.isEmpty ? defaultPaths() : o.paths
+        if let rate = o.rate {
+            var g = CorpusGenerator(rate: rate, seed: o.seed)
+            g.gaitMinutes = o.gaitMinutes
+            traces += g.all()
+            paths = paths.filter { !$0.contains("Tests/Corpus") }
+        }
+        guard !paths.isEmpty || !traces.isEmpty else {
+            throw JoltError(.noInput, "jolt eval: no corpus found (Tests/Corpus/test and ../shared/data/wrist-imu are absent here): give corpus folders, or --rate HZ to generate one")
+        }
+        for p in paths {
+            for f in try files(p) { traces.append(try load(f)) }
+        }
+        if o.accelOnly {
+            for i in traces.indices {
+                traces[i].hasGyro = false
+                for j in traces[i].samples.indices { traces[i].samples[j].gyro = .zero }
+            }
+        }
+        let progress = OutputStream.standardError.isTerminal && !o.json
+        var results: [EvalResult] = []
+        let total = EvalAlgorithm.all.count
+        for (i, alg) in EvalAlgorithm.all.enumerated() {
+            if progress {
+                let done = i * 30 / total
+                OutputStream.standardError.write("\revaluating \(alg.name)\(String(repeating: " ", count: max(0, 16 - alg.name.count))) [\(String(repeating: "=", count: done))\(String(repeating: " ", count: 30 - done))] \(i + 1)/\(total)")
+                OutputStream.standardError.flush()
+            }
+            results.append(Evaluator.evaluate(alg, traces: traces, settings: o.board.detection))
+        }
+        if progress { OutputStream.standardError.write("\r\(String(repeating: " ", count: 70))\r") }
+        let realHours = traces.filter(\.real).map { Double($0.duration) / 3.6e9 }.reduce(0, +)
+        let synthHours = traces.filter { !$0.real }.map { Double($0.duration) / 3.6e9 }.reduce(0, +)
+        let describe = "\(traces.count) traces: \(fmt(synthHours * 60, 1)) min generated\(o.rate.map { " in memory at \(fmt($0, 1)) Hz (seed \(o.seed))" } ?? ""), \(fmt(realHours * 60, 1)) min of real recordings\(o.accelOnly ? "; accelerometer only" : "")"
+        if o.json {
+            out.write(json(results, describe: describe) + "\n")
+        } else {
+            out.write(table(results, describe: describe))
+        }
+        return results
+    }
+
+    static func fmt(_ v: Double, _ places: Int) -> String {
+        var p = 1.0
+        for _ in 0..<places { p *= 10 }
+        let r = (v * p).rounded() / p
+        let whole = Int(r)
+        if places == 0 { return "\(whole)" }
+        var frac = String(Int(((abs(r) - Double(abs(whole))) * p).rounded()))
+        while frac.count < places { frac = "0" + frac }
+        return "\(r < 0 && whole == 0 ? "-" : "")\(whole).\(frac)"
+    }
+
+    static func cell(_ v: Double?, _ places: Int = 0) -> String { v.map { fmt($0, places) } ?? "—" }
+    static func pad(_ s: String, _ w: Int) -> String { String(repeating: " ", count: max(w - s.count, 0)) + s }
+
+    static func isGait(_ c: String, _ carry: String) -> Bool { (c.hasPrefix("walk-") || c.hasPrefix("run-")) && c.hasSuffix(carry) }
+
+    static func table(_ results: [EvalResult], describe: String) -> String {
+        var s = "\(describe)\n\n"
+        let head = ["algorithm", "shake", "p50", "p95", "real", "knock", "walk", "run", "hand", "bag", "other", "flip", "p50", "p95", "real", "near"]
+        let sub = ["", "recall", "ms", "ms", "/h", "n", "pocket", "pocket", "/h", "/h", "n", "recall", "ms", "ms", "/h", "n"]
+        let widths = [16, 7, 5, 5, 6, 6, 7, 7, 6, 6, 6, 7, 5, 5, 6, 5]
+        func row(_ cells: [String]) -> String {
+            var line = cells[0] + String(repeating: " ", count: max(widths[0] - cells[0].count, 0))
+            for (c, w) in zip(cells.dropFirst(), widths.dropFirst()) { line += " " + pad(c, w) }
+            return line + "\n"
+        }
+        s += row(head) + row(sub) + String(repeating: "-", count: widths.reduce(0, +) + widths.count - 1) + "\n"
+        for r in results {
+            let sh = r.algorithm.shake != nil, fl = r.algorithm.flip != nil
+            let other: (String) -> Bool = { ["flip", "nearflip", "setdown", "lift", "shake"].contains($0) }
+            s += row([
+                r.algorithm.name,
+                sh ? fmt(r.shakeRecall * 100, 1) + "%" : "—",
+                sh ? cell(EvalResult.percentile(r.shakeLatencies, 50)) : "—",
+                sh ? cell(EvalResult.percentile(r.shakeLatencies, 95)) : "—",
+                sh ? fmt(r.perHour(r.falseShakes) { $0 == "wrist" }, 1) : "—",
+                sh ? "\(r.count(r.falseShakes) { $0 == "knock" })" : "—",
+                sh ? fmt(r.perHour(r.falseShakes) { $0 == "walk-pocket" }, 1) : "—",
+                sh ? fmt(r.perHour(r.falseShakes) { $0 == "run-pocket" }, 1) : "—",
+                sh ? fmt(r.perHour(r.falseShakes) { isGait($0, "-hand") }, 1) : "—",
+                sh ? fmt(r.perHour(r.falseShakes) { isGait($0, "-bag") }, 1) : "—",
+                sh ? "\(r.count(r.falseShakes, other))" : "—",
+                fl ? fmt(r.flipRecall * 100, 1) + "%" : "—",
+                fl ? cell(EvalResult.percentile(r.flipLatencies, 50)) : "—",
+                fl ? cell(EvalResult.percentile(r.flipLatencies, 95)) : "—",
+                fl ? fmt(r.perHour(r.falseFlips) { $0 == "wrist" }, 1) : "—",
+                fl ? "\(r.count(r.falseFlips) { $0 == "nearflip" })" : "—",
+            ])
+        }
+        if let first = results.first {
+            let h = first.hours { $0 == "wrist" } * 60
+            let g = first.hours { $0.hasPrefix("walk-") || $0.hasPrefix("run-") } * 60
+            s += "\nshake recall and latency (onset to began) over \(first.shakes) labelled shakes; flip recall and latency (settled to face_down) over \(first.flips) flips.\n"
+            s += "real: false events per hour on \(fmt(h, 1)) min of real wrist recordings; walk/run pocket, hand, bag: per hour over \(fmt(g, 1)) min of walking and running;\n"
+            s += "knock, other: false events during knocks and slams, and during flips, near-flips, set-downs, lifts and around shakes; near: false flips on near-flips.\n"
+            let fails = EvalTargets().failures(first)
+            s += fails.isEmpty ? "jolt (default) meets every target.\n" : "jolt (default) misses: " + fails.joined(separator: "; ") + "\n"
+        }
+        return s
+    }
+
+    static func json(_ results: [EvalResult], describe: String) -> String {
+        func num(_ v: Double?) -> String { v.map { fmt($0, 3) } ?? "null" }
+        var rows: [String] = []
+        for r in results {
+            var f = ["\"name\":\(JSONText.quote(r.algorithm.name))"]
+            if r.algorithm.shake != nil {
+                f.append("\"shake\":{\"labelled\":\(r.shakes),\"found\":\(r.shakesFound),\"recall\":\(num(r.shakeRecall)),\"latency_p50_ms\":\(num(EvalResult.percentile(r.shakeLatencies, 50))),\"latency_p95_ms\":\(num(EvalResult.percentile(r.shakeLatencies, 95))),\"false_per_hour_real\":\(num(r.perHour(r.falseShakes) { $0 == "wrist" })),\"false_knocks\":\(r.count(r.falseShakes) { $0 == "knock" }),\"false_per_hour_pocket\":\(num(r.perHour(r.falseShakes) { isGait($0, "-pocket") })),\"false_per_hour_walk_pocket\":\(num(r.perHour(r.falseShakes) { $0 == "walk-pocket" })),\"false_per_hour_run_pocket\":\(num(r.perHour(r.falseShakes) { $0 == "run-pocket" })),\"false_per_hour_hand\":\(num(r.perHour(r.falseShakes) { isGait($0, "-hand") })),\"false_per_hour_bag\":\(num(r.perHour(r.falseShakes) { isGait($0, "-bag") })),\"false_by_category\":{\(r.falseShakes.sorted { $0.key < $1.key }.map { "\(JSONText.quote($0.key)):\($0.value)" }.joined(separator: ","))}}")
+            }
+            if r.algorithm.flip != nil {
+                f.append("\"flip\":{\"labelled\":\(r.flips),\"found\":\(r.flipsFound),\"recall\":\(num(r.flipRecall)),\"latency_p50_ms\":\(num(EvalResult.percentile(r.flipLatencies, 50))),\"latency_p95_ms\":\(num(EvalResult.percentile(r.flipLatencies, 95))),\"false_per_hour_real\":\(num(r.perHour(r.falseFlips) { $0 == "wrist" })),\"false_nearflips\":\(r.count(r.falseFlips) { $0 == "nearflip" }),\"false_by_category\":{\(r.falseFlips.sorted { $0.key < $1.key }.map { "\(JSONText.quote($0.key)):\($0.value)" }.joined(separator: ","))}}")
+            }
+            rows.append("{" + f.joined(separator: ",") + "}")
+        }
+        let fails = results.first.map { EvalTargets().failures($0) } ?? []
+        return "{\"corpus\":\(JSONText.quote(describe)),\"algorithms\":[\(rows.joined(separator: ","))],\"default_meets_targets\":\(fails.isEmpty),\"misses\":[\(fails.map { JSONText.quote($0) }.joined(separator: ","))]}"
+    }
+}
