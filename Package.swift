@@ -23,6 +23,7 @@ let package = Package(
     name: "Jolt",
     products: [
         .executable(name: "jolt", targets: ["jolt"]),
+        .executable(name: "jolt-bench", targets: ["jolt-bench"]),
     ],
     targets: [
         .target(name: "JoltCore"),
@@ -46,6 +47,8 @@ let package = Package(
         ),
         .executableTarget(name: "jolt", dependencies: ["JoltApp"]),
         .executableTarget(name: "jolt-corpus", dependencies: ["JoltCorpus", "JoltTrace"]),
+        .target(name: "CAllocCount"),
+        .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltMotion", "JoltTrace", "CAllocCount"]),
         .testTarget(
             name: "JoltTests",
             dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus"],

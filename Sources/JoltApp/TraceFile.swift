@@ -39,7 +39,8 @@ public final class TraceFile {
             }
             ownsFD = true
         }
-        buffer = .allocate(byteCount: Self.chunk, alignment: 16)
+        // One byte more than a chunk, for the sentinel after the last line (see nextLine).
+        buffer = .allocate(byteCount: Self.chunk + 1, alignment: 16)
         do {
             try readHeader()
         } catch {
@@ -97,6 +98,8 @@ public final class TraceFile {
                 }
                 if eof {
                     lineNumber += 1
+                    // The last line has no newline: a zero byte after it is the parser's sentinel.
+                    base[end] = 0
                     let line = UnsafeBufferPointer(start: base + start, count: end - start)
                     start = end
                     return try body(line)
@@ -117,7 +120,7 @@ public final class TraceFile {
             }
             let n: Int
             do {
-                n = try Sys.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
+                n = try Sys.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[end..<Self.chunk]))
             } catch {
                 if error.rawValue == EISDIR { throw JoltError(.noInput, "\(path): is a directory, not a trace file") }
                 throw JoltError(.ioError, "\(path): read failed: \(error) (\(error.name))")
@@ -128,7 +131,7 @@ public final class TraceFile {
 
     func parseLine(_ line: UnsafeBufferPointer<UInt8>) throws(JoltError) -> TraceParser.Line {
         do {
-            return try parser.parse(line, number: lineNumber)
+            return try parser.parse(line, number: lineNumber, terminated: true)
         } catch {
             throw dataError(error)
         }

@@ -87,8 +87,9 @@ public protocol ShakeDetecting: Sendable {
     static var algorithm: ShakeAlgorithm { get }
     /// The detector for `settings`.
     init(_ settings: DetectionSettings)
-    /// Feeds one sample; `gravity` is the shared gravity estimate, mg.
-    mutating func update(_ s: Sample, gravity: Vec3) -> ShakePhase?
+    /// Feeds one sample; `gravity` is the shared gravity estimate and `dynamic` the acceleration
+    /// minus it, mg.
+    mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> ShakePhase?
     /// Forgets motion history without an event.
     mutating func reset()
     /// When the current (or last) shake began, µs.
@@ -115,6 +116,8 @@ public protocol FlipDetecting: Sendable {
 extension JoltShake: ShakeDetecting {
     public static var algorithm: ShakeAlgorithm { .jolt }
     public init(_ s: DetectionSettings) { self.init(settings: s.shake, range: s.rangeMilliG) }
+    @inlinable
+    public mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> ShakePhase? { update(s, dynamic: dynamic) }
     public var shakeSince: Int64 { lifecycle.since }
 }
 
@@ -123,7 +126,7 @@ extension ThresholdShake: ShakeDetecting {
     public var shakePeak2: Int64 { 0 }
     public static var algorithm: ShakeAlgorithm { .threshold }
     public init(_ s: DetectionSettings) { self.init(settings: s.phoneShake) }
-    @inlinable public mutating func update(_ s: Sample, gravity: Vec3) -> ShakePhase? { update(s) }
+    @inlinable public mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> ShakePhase? { update(s) }
 }
 
 extension LowPassShake: ShakeDetecting {
@@ -131,7 +134,7 @@ extension LowPassShake: ShakeDetecting {
     public var shakePeak2: Int64 { 0 }
     public static var algorithm: ShakeAlgorithm { .lowpass }
     public init(_ s: DetectionSettings) { self.init(settings: s.phoneShake, periodMicros: s.periodMicros) }
-    @inlinable public mutating func update(_ s: Sample, gravity: Vec3) -> ShakePhase? { update(s) }
+    @inlinable public mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> ShakePhase? { update(s) }
 }
 
 extension PlanarShake: ShakeDetecting {
@@ -139,7 +142,7 @@ extension PlanarShake: ShakeDetecting {
     public var shakePeak2: Int64 { 0 }
     public static var algorithm: ShakeAlgorithm { .planar }
     public init(_ s: DetectionSettings) { self.init(settings: s.phoneShake) }
-    @inlinable public mutating func update(_ s: Sample, gravity: Vec3) -> ShakePhase? { update(s) }
+    @inlinable public mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> ShakePhase? { update(s) }
 }
 
 extension WindowShake: ShakeDetecting {
@@ -147,7 +150,7 @@ extension WindowShake: ShakeDetecting {
     public var shakePeak2: Int64 { 0 }
     public static var algorithm: ShakeAlgorithm { .window }
     public init(_ s: DetectionSettings) { self.init(settings: s.phoneShake, periodMicros: s.periodMicros) }
-    @inlinable public mutating func update(_ s: Sample, gravity: Vec3) -> ShakePhase? { update(s) }
+    @inlinable public mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> ShakePhase? { update(s) }
 }
 
 extension JoltFlip: FlipDetecting {
@@ -213,10 +216,11 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
     @inlinable
     public mutating func update(_ s: Sample) -> Events {
         let g = lowPass.update(s)
+        let d = s.accel - g
         var e = Events()
-        if let p = shake.update(s, gravity: g) { e.formUnion(.shake(p)) }
+        if let p = shake.update(s, gravity: g, dynamic: d) { e.formUnion(.shake(p)) }
         if let f = flip.update(s, gravity: g) { e.formUnion(.flip(f)) }
-        if tamper.update(s, gravity: g) { e.formUnion(.tamper) }
+        if tamper.update(s, gravity: g, dynamic: d) { e.formUnion(.tamper) }
         return e
     }
 

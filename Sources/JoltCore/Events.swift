@@ -22,17 +22,17 @@ public struct Events: OptionSet, Sendable {
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// A shake was recognised.
-    public static let shakeBegan = Events(rawValue: 1 << 0)
+    @inlinable public static var shakeBegan: Events { Events(rawValue: 1 << 0) }
     /// A shake ended.
-    public static let shakeEnded = Events(rawValue: 1 << 1)
+    @inlinable public static var shakeEnded: Events { Events(rawValue: 1 << 1) }
     /// A shake was cancelled (it lasted too long).
-    public static let shakeCancelled = Events(rawValue: 1 << 2)
+    @inlinable public static var shakeCancelled: Events { Events(rawValue: 1 << 2) }
     /// The device settled face down.
-    public static let faceDown = Events(rawValue: 1 << 3)
+    @inlinable public static var faceDown: Events { Events(rawValue: 1 << 3) }
     /// The device is no longer face down.
-    public static let faceUp = Events(rawValue: 1 << 4)
+    @inlinable public static var faceUp: Events { Events(rawValue: 1 << 4) }
     /// The device moved or tilted away from where it was armed.
-    public static let tamper = Events(rawValue: 1 << 5)
+    @inlinable public static var tamper: Events { Events(rawValue: 1 << 5) }
 
     /// The event for a shake phase.
     @inlinable

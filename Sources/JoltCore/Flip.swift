@@ -40,10 +40,10 @@ public struct JoltFlip: Sendable {
     }
 
     /// Feeds one sample; `gravity` is the current gravity estimate in mg.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func update(_ s: Sample, gravity: Vec3) -> FaceState? {
         let a = s.accel
-        if (a - anchor).maxAbs > still || (useGyro && s.gyro.maxAbs > stillRate) {
+        if !(a - anchor).within(still) || (useGyro && !s.gyro.within(stillRate)) {
             anchor = a
             stillSince = s.t
         }

@@ -96,16 +96,15 @@ public struct JoltShake: Sendable {
     /// The current chain length (counted alternating lobes), for live views.
     public var chainLength: Int32 { chain }
 
-    /// Feeds one sample. `gravity` is the current gravity estimate in mg.
-    @inlinable
-    public mutating func update(_ s: Sample, gravity: Vec3) -> ShakePhase? {
-        if lastCountedEnd == .min { lastCountedEnd = s.t }
-        let d = s.accel - gravity
+    /// Feeds one sample whose acceleration minus gravity is `d`, mg.
+    @inlinable @inline(__always)
+    public mutating func update(_ s: Sample, dynamic d: Vec3) -> ShakePhase? {
+        if _slowPath(lastCountedEnd == .min) { lastCountedEnd = s.t }
         let m2 = d.lengthSquared
         var recognised = false
         var evidence = false
         if open {
-            if s.accel.maxAbs >= clipLevel { clipped = true }
+            if !s.accel.within(clipLevel &- 1) { clipped = true }
             if m2 < hysteresis2 {
                 open = false
                 lastClose = s.t

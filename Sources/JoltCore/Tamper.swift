@@ -4,17 +4,17 @@
 /// - Tilt: the angle between the gravity estimate and the reference captured by `arm` exceeds
 ///   `tilt` (compared as cosines, in integers: `dot² < cos²θ·|g|²·|r|²` or `dot < 0`).
 /// - Motion: time is cut into 20 ms buckets; a bucket is *moving* when any sample in it had a
-///   dynamic acceleration (gravity removed) past `motion` on some axis. Tamper when at least
-///   `motionMillis` worth of the last fifty buckets (one second) moved. A knock on the table rings
-///   for a few tens of milliseconds; someone leaning on it tilts it a degree or two; a lift or a
-///   carry moves it for much longer.
+///   dynamic acceleration (gravity removed) past `motion` on some axis. A moving-time meter rises
+///   by one bucket for each moving bucket and leaks by 1/50 of itself for each bucket (so a steady
+///   fraction f of moving buckets settles at 50·f): tamper when it reaches `motionMillis` worth of
+///   buckets — 300 ms of motion in the last second or so. A knock on the table rings for a few
+///   tens of milliseconds; someone leaning on it tilts it a degree or two; a lift or a carry moves
+///   it for much longer.
 ///
 /// Both checks run once per bucket, so the per-sample cost is a comparison or two.
 public struct Tamper: Sendable {
     /// Length of a motion bucket, µs.
     public static let bucketMicros: Int64 = 20_000
-    /// Buckets in the motion window (one second).
-    public static let windowBuckets: Int32 = 50
 
     @usableFromInline let cos2Q30: Int64
     @usableFromInline let motion: Int32
@@ -24,7 +24,8 @@ public struct Tamper: Sendable {
     @usableFromInline var armed = false
     @usableFromInline var reference = Vec3.zero
     @usableFromInline var reference2: Int64 = 0
-    @usableFromInline var buckets: BitWindow
+    /// Moving time, in buckets × 256 (Q8), leaking 1/64 per bucket.
+    @usableFromInline var moving: Int32 = 0
     @usableFromInline var bucketEnd: Int64 = .min
     @usableFromInline var bucketMoving = false
     @usableFromInline var lastFired: Int64 = .min
@@ -34,9 +35,13 @@ public struct Tamper: Sendable {
         let c = Int64(Trig.cosQ15(deciDegrees: s.tiltDeci))
         cos2Q30 = c * c
         motion = s.motionMilliG
-        motionBuckets = Int32((Int64(s.motionMillis) * Units.microsPerMilli + Tamper.bucketMicros - 1) / Tamper.bucketMicros)
+        // The meter after n moving buckets in a row: 256·Σ(63/64)^k ≈ 256·n·(1 − n/128); this is
+        // the level that `motionMillis` of continuous motion reaches.
+        let n = Int32((Int64(s.motionMillis) * Units.microsPerMilli + Tamper.bucketMicros - 1) / Tamper.bucketMicros)
+        var level: Int32 = 0
+        for _ in 0..<n { level = level - (level >> 6) + 256 }
+        motionBuckets = level
         holdoff = Int64(s.holdoffMillis) * Units.microsPerMilli
-        buckets = BitWindow(length: Tamper.windowBuckets)
     }
 
     /// Whether the detector is armed.
@@ -47,7 +52,7 @@ public struct Tamper: Sendable {
         armed = true
         reference = gravity
         reference2 = gravity.lengthSquared
-        buckets.removeAll()
+        moving = 0
         bucketEnd = .min
         bucketMoving = false
         lastFired = .min
@@ -58,13 +63,20 @@ public struct Tamper: Sendable {
         armed = false
     }
 
+    /// Feeds one sample; `gravity` is the current gravity estimate and `dynamic` the
+    /// acceleration minus it, mg.
+    @inlinable @inline(__always)
+    public mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> Bool {
+        guard armed else { return false }
+        if !dynamic.within(motion) { bucketMoving = true }
+        if s.t < bucketEnd { return false }
+        return closeBucket(s.t, gravity)
+    }
+
     /// Feeds one sample; `gravity` is the current gravity estimate in mg.
     @inlinable
     public mutating func update(_ s: Sample, gravity: Vec3) -> Bool {
-        guard armed else { return false }
-        if (s.accel - gravity).maxAbs > motion { bucketMoving = true }
-        if s.t < bucketEnd { return false }
-        return closeBucket(s.t, gravity)
+        update(s, gravity: gravity, dynamic: s.accel - gravity)
     }
 
     @usableFromInline
@@ -73,12 +85,14 @@ public struct Tamper: Sendable {
             bucketEnd = t + Tamper.bucketMicros
             return false
         }
-        buckets.push(bucketMoving)
+        // Leak 1/64, then add a bucket (256 in Q8) if this one moved: the meter settles at 64·f
+        // buckets for a steady fraction f of moving buckets.
+        moving = moving &- (moving >> 6) &+ (bucketMoving ? 256 : 0)
         bucketMoving = false
         bucketEnd += Tamper.bucketMicros
         if bucketEnd <= t { bucketEnd = t + Tamper.bucketMicros }   // after a gap
         if lastFired != .min && t - lastFired < holdoff { return false }
-        var fired = buckets.ones >= motionBuckets
+        var fired = moving >= motionBuckets
         if !fired {
             let dot = g.dot(reference)
             // |g|²·|r|² ≤ ~1e15 mg⁴ even mid-motion; cos² is Q30. Dropping 15 bits from each factor
@@ -92,7 +106,7 @@ public struct Tamper: Sendable {
 
     /// Forgets motion history (a gap in the data); stays armed with the same reference.
     public mutating func reset() {
-        buckets.removeAll()
+        moving = 0
         bucketEnd = .min
         bucketMoving = false
     }

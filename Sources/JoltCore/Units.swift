@@ -9,7 +9,7 @@
 // 3 × (16,000 mg)² ≈ 7.7e8, 3 × (2,000,000 mdps)² = 1.2e13.
 
 /// A three-axis integer vector: milli-g for acceleration, milli-degrees per second for rotation.
-public struct Vec3: Equatable, Hashable, Sendable {
+public struct Vec3: Equatable, Sendable {
     public var x: Int32
     public var y: Int32
     public var z: Int32
@@ -24,32 +24,46 @@ public struct Vec3: Equatable, Hashable, Sendable {
     /// The zero vector.
     public static let zero = Vec3(0, 0, 0)
 
+    // The per-sample arithmetic wraps instead of trapping: with readings bounded by the chip
+    // (±16 g, ±2000 °/s) and by the trace parser (±1000 g) it never overflows, and a corrupt
+    // reading must not stop the detectors. Squares and dot products of Int32 components fit an
+    // Int64 for any reading below ±1.7 million units.
+
     /// Squared Euclidean length, in the square of the vector's unit.
-    @inlinable
+    @inlinable @inline(__always)
     public var lengthSquared: Int64 {
         let x = Int64(x), y = Int64(y), z = Int64(z)
-        return x * x + y * y + z * z
+        return x &* x &+ y &* y &+ z &* z
     }
 
     /// The largest absolute component (the L∞ norm), in the vector's unit.
-    @inlinable
+    @inlinable @inline(__always)
     public var maxAbs: Int32 {
         let ax = x.magnitude, ay = y.magnitude, az = z.magnitude
         return Int32(truncatingIfNeeded: max(ax, max(ay, az)))
     }
 
-    /// Dot product, in the square of the vectors' unit.
-    @inlinable
-    public func dot(_ o: Vec3) -> Int64 {
-        Int64(x) * Int64(o.x) + Int64(y) * Int64(o.y) + Int64(z) * Int64(o.z)
+    /// Whether every component is within ±`limit` (`limit` ≥ 0): one unsigned comparison per
+    /// axis, the cheap form of `maxAbs <= limit`.
+    @inlinable @inline(__always)
+    public func within(_ limit: Int32) -> Bool {
+        let span = UInt32(bitPattern: limit) &* 2
+        return UInt32(bitPattern: x &+ limit) <= span && UInt32(bitPattern: y &+ limit) <= span
+            && UInt32(bitPattern: z &+ limit) <= span
     }
 
-    @inlinable
+    /// Dot product, in the square of the vectors' unit.
+    @inlinable @inline(__always)
+    public func dot(_ o: Vec3) -> Int64 {
+        Int64(x) &* Int64(o.x) &+ Int64(y) &* Int64(o.y) &+ Int64(z) &* Int64(o.z)
+    }
+
+    @inlinable @inline(__always)
     public static func - (a: Vec3, b: Vec3) -> Vec3 {
         Vec3(a.x &- b.x, a.y &- b.y, a.z &- b.z)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public static func + (a: Vec3, b: Vec3) -> Vec3 {
         Vec3(a.x &+ b.x, a.y &+ b.y, a.z &+ b.z)
     }

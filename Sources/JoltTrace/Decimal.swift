@@ -21,7 +21,62 @@ public enum FixedDecimal {
 
     /// Parses `bytes[from..<to]` as a decimal number and returns it × 10^`places`, rounded.
     /// Leading and trailing spaces are allowed.
+    @inline(__always)
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, places: Int) throws(Failure) -> Int64 {
+        if let v = fast(bytes, from: from, to: to, places: places) { return v }
+        return try general(bytes, from: from, to: to, places: places)
+    }
+
+    /// The common case, `[-]digits[.digits]` with at most 12 whole digits, in one pass with no
+    /// table: whole digits, then `places` fraction digits, then the next digit for rounding
+    /// (half away from zero, as `general` does). Anything else returns nil for `general`.
+    @inline(__always)
+    static func fast(_ b: UnsafeBufferPointer<UInt8>, from: Int, to: Int, places: Int) -> Int64? {
+        var i = from
+        guard i < to else { return nil }
+        let negative = b[i] == 0x2D
+        if negative { i += 1 }
+        var v: Int64 = 0
+        var whole = 0
+        while i < to {
+            let d = b[i] &- 0x30
+            if d > 9 { break }
+            v = v &* 10 &+ Int64(d)
+            whole += 1
+            i += 1
+        }
+        guard whole > 0 && whole <= 12 else { return nil }
+        var left = places
+        if i < to {
+            guard b[i] == 0x2E else { return nil }
+            i += 1
+            while i < to && left > 0 {
+                let d = b[i] &- 0x30
+                if d > 9 { return nil }
+                v = v &* 10 &+ Int64(d)
+                left -= 1
+                i += 1
+            }
+            if i < to {
+                let d = b[i] &- 0x30
+                if d > 9 { return nil }
+                if d >= 5 { v &+= 1 }
+                i += 1
+                while i < to {
+                    if b[i] &- 0x30 > 9 { return nil }
+                    i += 1
+                }
+            }
+        }
+        while left > 0 {
+            v = v &* 10
+            left -= 1
+        }
+        return negative ? -v : v
+    }
+
+    /// Any decimal, with an exponent, spaces, a plus sign or many digits.
+    static func general(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, places: Int) throws(Failure) -> Int64 {
         var i = from
         var end = to
         while i < end && bytes[i] == 0x20 { i += 1 }

@@ -78,8 +78,9 @@ public struct TraceParser: Sendable {
     }
 
     /// Parses one line (without its newline; a trailing CR is ignored). `number` is its 1-based
-    /// line number, for errors.
-    public mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws(TraceError) -> Line {
+    /// line number, for errors. `terminated` promises that the byte just after the line can be
+    /// read and is not a digit (its newline, or a sentinel): rows are then read by the fast path.
+    public mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, terminated: Bool = false) throws(TraceError) -> Line {
         var end = line.count
         if end > 0 && line[end - 1] == 0x0D { end -= 1 }
         var start = 0
@@ -93,7 +94,7 @@ public struct TraceParser: Sendable {
             try readHeader(line, from: start, to: end, number: number)
             return .header
         }
-        return .sample(try row(line, to: end, number: number))
+        return .sample(try row(line, to: end, number: number, terminated: terminated))
     }
 
     mutating func comment(_ line: UnsafeBufferPointer<UInt8>, from: Int, to: Int, number: Int) {
@@ -169,11 +170,117 @@ public struct TraceParser: Sendable {
         header.hasGyro = gyro == 3
         header.columns = names
         fields = seen
+        canonical = seen == [.t, .ax, .ay, .az] || seen == [.t, .ax, .ay, .az, .gx, .gy, .gz]
+        canonicalGyro = header.hasGyro
         sawHeader = true
     }
 
+    /// Whether the header is exactly t,ax,ay,az or t,ax,ay,az,gx,gy,gz (the common case), so rows
+    /// can be read positionally.
+    @usableFromInline var canonical = false
+    @usableFromInline var canonicalGyro = false
+
     @usableFromInline
-    mutating func row(_ line: UnsafeBufferPointer<UInt8>, to end: Int, number: Int) throws(TraceError) -> Sample {
+    mutating func row(_ line: UnsafeBufferPointer<UInt8>, to end: Int, number: Int, terminated: Bool) throws(TraceError) -> Sample {
+        if canonical && terminated, let s = Self.canonicalRow(line, to: end, gyro: canonicalGyro), s.t > lastT {
+            lastT = s.t
+            lastTLine = number
+            samples += 1
+            return s
+        }
+        return try generalRow(line, to: end, number: number)
+    }
+
+    /// A row of a canonical trace, read in one pass over its bytes; nil when anything is unusual
+    /// (the general reader then reports exactly what).
+    @inline(__always)
+    static func canonicalRow(_ b: UnsafeBufferPointer<UInt8>, to end: Int, gyro: Bool) -> Sample? {
+        guard var p = b.baseAddress else { return nil }
+        let e = p + end
+        guard let t = Self.number(&p, e, places: 6), Self.comma(&p, e),
+              let x = Self.number(&p, e, places: 3), Self.comma(&p, e),
+              let y = Self.number(&p, e, places: 3), Self.comma(&p, e),
+              let z = Self.number(&p, e, places: 3)
+        else { return nil }
+        let lim = Self.maxAccelMilliG
+        guard x.magnitude <= lim && y.magnitude <= lim && z.magnitude <= lim else { return nil }
+        var s = Sample(t: t, accel: Vec3(Int32(truncatingIfNeeded: x), Int32(truncatingIfNeeded: y), Int32(truncatingIfNeeded: z)))
+        if gyro {
+            guard Self.comma(&p, e), let gx = Self.number(&p, e, places: 3), Self.comma(&p, e),
+                  let gy = Self.number(&p, e, places: 3), Self.comma(&p, e),
+                  let gz = Self.number(&p, e, places: 3)
+            else { return nil }
+            let g = Self.maxRateMdps
+            guard gx.magnitude <= g && gy.magnitude <= g && gz.magnitude <= g else { return nil }
+            s.gyro = Vec3(Int32(truncatingIfNeeded: gx), Int32(truncatingIfNeeded: gy), Int32(truncatingIfNeeded: gz))
+        }
+        return p == e ? s : nil
+    }
+
+    @inline(__always)
+    static func comma(_ p: inout UnsafePointer<UInt8>, _ e: UnsafePointer<UInt8>) -> Bool {
+        guard p < e && p.pointee == 0x2C else { return false }
+        p += 1
+        return true
+    }
+
+    /// `[-]digits[.digits]` at `p` (up to 12 whole digits) × 10^places, rounded half away from
+    /// zero; `p` is left on the byte after it. The same value `FixedDecimal.parse` gives. The
+    /// line must be followed by a byte that is not a digit (its newline, or a sentinel), so the
+    /// digit loops need no bounds test; `e` bounds where a number may start.
+    @inline(__always)
+    static func number(_ p: inout UnsafePointer<UInt8>, _ e: UnsafePointer<UInt8>, places: Int) -> Int64? {
+        var q = p
+        guard q < e else { return nil }
+        let negative = q.pointee == 0x2D
+        if negative { q += 1 }
+        let first = q
+        var v: Int64 = 0
+        var d = q.pointee &- 0x30
+        while d <= 9 {
+            v = v &* 10 &+ Int64(d)
+            q += 1
+            d = q.pointee &- 0x30
+        }
+        let whole = first.distance(to: q)
+        guard whole > 0 && whole <= 12 else { return nil }
+        var left = places
+        if q.pointee == 0x2E {
+            q += 1
+            d = q.pointee &- 0x30
+            while d <= 9 && left > 0 {
+                v = v &* 10 &+ Int64(d)
+                left -= 1
+                q += 1
+                d = q.pointee &- 0x30
+            }
+            if d <= 9 {
+                if d >= 5 { v &+= 1 }   // all places read: this is the rounding digit
+                repeat { q += 1 } while q.pointee &- 0x30 <= 9
+            }
+        }
+        v = v &* Self.scale(left)
+        guard q <= e else { return nil }
+        p = q
+        return negative ? 0 &- v : v
+    }
+
+    /// 10^n for n = 0…6.
+    @inline(__always)
+    static func scale(_ n: Int) -> Int64 {
+        switch n {
+        case 0: return 1
+        case 1: return 10
+        case 2: return 100
+        case 3: return 1000
+        case 4: return 10_000
+        case 5: return 100_000
+        default: return 1_000_000
+        }
+    }
+
+    @usableFromInline
+    mutating func generalRow(_ line: UnsafeBufferPointer<UInt8>, to end: Int, number: Int) throws(TraceError) -> Sample {
         var s = Sample(t: 0, accel: .zero)
         var column = 0
         var start = 0

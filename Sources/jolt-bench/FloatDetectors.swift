@@ -1,0 +1,376 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+
+// A straightforward floating-point implementation of Jolt's default detectors — the same logic,
+// decisions and parameters as JoltCore's fixed-point ones, written the way one would with
+// Double (g, °/s, seconds) — so the benchmark can measure what fixed point buys, in the same run,
+// and check that both find the same events.
+
+struct FloatGravity {
+    var x = 0.0, y = 0.0, z = 0.0
+    var primed = false
+    let alpha: Double
+    let k: Double   // Δt in radians per °/s
+    let gyro: Bool
+
+    init(_ s: DetectionSettings) {
+        let dt = Double(s.periodMicros) / 1e6
+        alpha = dt / (Double(s.gravityTauMillis) / 1000 + dt)
+        k = dt * Double.pi / 180
+        gyro = s.gyro
+    }
+
+    mutating func update(_ a: (Double, Double, Double), _ w: (Double, Double, Double)) -> (Double, Double, Double) {
+        if !primed {
+            (x, y, z) = a
+            primed = true
+            return a
+        }
+        if gyro && max(abs(w.0), abs(w.1), abs(w.2)) > 30 {
+            func turn(_ v: (Double, Double, Double)) -> (Double, Double, Double) {
+                ((v.1 * w.2 - v.2 * w.1) * k, (v.2 * w.0 - v.0 * w.2) * k, (v.0 * w.1 - v.1 * w.0) * k)
+            }
+            let a1 = turn((x, y, z))
+            let a2 = turn(a1)
+            x += a1.0 + a2.0 / 2
+            y += a1.1 + a2.1 / 2
+            z += a1.2 + a2.2 / 2
+        }
+        x += (a.0 - x) * alpha
+        y += (a.1 - y) * alpha
+        z += (a.2 - z) * alpha
+        return (x, y, z)
+    }
+}
+
+struct FloatShake {
+    let threshold, strong, hysteresis: Double
+    let minLobes: Int
+    let minHalf, maxHalf: Int64
+    let ratio: Double
+    let quietBefore: Int64
+    let opposition, clippedOpposition, fill: Double
+    let clipLevel: Double
+
+    var open = false, counted = false
+    var peak = (0.0, 0.0, 0.0), peakMag = 0.0
+    var start: Int64 = 0, lastClose: Int64 = .min, openedAt: Int64 = 0
+    var lastWidth: Int64 = 0
+    var clipped = false, lastClipped = false
+    var chain = 0, prevStrong = false
+    var lastPeak = (0.0, 0.0, 0.0), lastPeakMag = 0.0
+    var lastStart: Int64 = 0, lastHalf: Int64 = 0
+    var lastCountedEnd: Int64 = .min
+    var lifecycle: GestureLifecycle
+
+    init(_ s: DetectionSettings) {
+        let c = s.shake
+        threshold = Double(c.thresholdMilliG) / 1000
+        strong = Double(c.strongMilliG) / 1000
+        hysteresis = Double(c.hysteresisMilliG) / 1000
+        minLobes = Int(max(c.minLobes, 2))
+        minHalf = Int64(c.minHalfPeriodMillis) * 1000
+        maxHalf = Int64(c.maxHalfPeriodMillis) * 1000
+        ratio = Double(max(c.maxHalfPeriodRatioPercent, 100)) / 100
+        quietBefore = Int64(c.quietBeforeMillis) * 1000
+        opposition = Double(c.oppositionPercent) / 100
+        clippedOpposition = Double(c.clippedOppositionPercent) / 100
+        fill = Double(c.fillPercent) / 100
+        let r = Double(s.rangeMilliG) / 1000
+        clipLevel = r > 0 ? r - r / 50 : .infinity
+        lifecycle = GestureLifecycle(quietMicros: Int64(c.quietMillis) * 1000, refractoryMicros: Int64(c.refractoryMillis) * 1000,
+                                     maxDurationMicros: Int64(c.maxDurationMillis) * 1000)
+    }
+
+    mutating func update(_ t: Int64, _ a: (Double, Double, Double), _ g: (Double, Double, Double)) -> ShakePhase? {
+        if lastCountedEnd == .min { lastCountedEnd = t }
+        let d = (a.0 - g.0, a.1 - g.1, a.2 - g.2)
+        let m = (d.0 * d.0 + d.1 * d.1 + d.2 * d.2).squareRoot()
+        var recognised = false, evidence = false
+        if open {
+            if max(abs(a.0), abs(a.1), abs(a.2)) >= clipLevel { clipped = true }
+            if m < hysteresis {
+                open = false
+                lastClose = t
+                if counted { lastCountedEnd = t }
+            } else if d.0 * peak.0 + d.1 * peak.1 + d.2 * peak.2 < 0 {
+                (recognised, evidence) = startLobe(d, m, t)
+            } else if m > peakMag {
+                let before = peakMag
+                peak = d
+                peakMag = m
+                if !counted {
+                    if m >= threshold { (recognised, evidence) = count() }
+                } else if prevStrong && before < strong && m >= strong {
+                    recognised = true
+                    evidence = true
+                }
+            }
+        } else if m >= hysteresis {
+            (recognised, evidence) = startLobe(d, m, t)
+        }
+        if !recognised && !lifecycle.needsUpdate { return nil }
+        return lifecycle.update(t: t, recognised: recognised, evidence: evidence)
+    }
+
+    mutating func startLobe(_ d: (Double, Double, Double), _ m: Double, _ t: Int64) -> (Bool, Bool) {
+        if open { lastClose = t }
+        if counted {
+            if open { lastCountedEnd = t }
+            lastPeak = peak
+            lastPeakMag = peakMag
+            lastStart = start
+            lastWidth = lastClose - openedAt
+            lastClipped = clipped
+        }
+        open = true
+        openedAt = t
+        clipped = false
+        counted = false
+        peak = d
+        peakMag = m
+        start = lastClose != .min && t - lastClose < maxHalf ? (lastClose + t) / 2 : t
+        if m >= threshold { return count() }
+        return (false, false)
+    }
+
+    mutating func count() -> (Bool, Bool) {
+        counted = true
+        let half = start - lastStart
+        var continues = false
+        if chain > 0 && half >= minHalf && half <= maxHalf {
+            let cos = (peak.0 * lastPeak.0 + peak.1 * lastPeak.1 + peak.2 * lastPeak.2) / (peakMag * lastPeakMag)
+            continues = cos <= -(clipped || lastClipped ? clippedOpposition : opposition)
+            if continues { continues = Double(lastWidth) >= fill * Double(half) }
+            if continues && chain >= 2 {
+                continues = Double(half) <= Double(lastHalf) * ratio && Double(lastHalf) <= Double(half) * ratio
+            }
+        }
+        if continues {
+            chain += 1
+            prevStrong = lastPeakMag >= strong
+        } else if start - lastCountedEnd >= quietBefore || (chain > 0 && half < minHalf) {
+            chain = 1
+            prevStrong = false
+        } else {
+            chain = 0
+            prevStrong = false
+        }
+        lastHalf = half
+        if chain == 0 { return (false, false) }
+        return (chain >= minLobes || (prevStrong && peakMag >= strong), chain >= 2)
+    }
+}
+
+struct FloatFlip {
+    let downZ, releaseZ, still, stillRate: Double
+    let useGyro: Bool
+    let hold, window, release: Int64
+    var anchor = (0.0, 0.0, 0.0)
+    var stillSince: Int64 = .min, lastNotDown: Int64 = .min, releaseSince: Int64 = .min
+    var isFaceDown = false
+
+    init(_ s: DetectionSettings) {
+        let f = s.flip
+        // The same thresholds as the fixed-point detector: angles turned into whole milli-g.
+        downZ = -Double(Trig.cosMilli(deciDegrees: f.faceDownAngleDeci)) / 1000
+        releaseZ = -Double(Trig.cosMilli(deciDegrees: f.releaseAngleDeci)) / 1000
+        still = Double(f.stillMilliG) / 1000
+        stillRate = Double(f.stillRateMdps) / 1000
+        useGyro = s.gyro
+        hold = Int64(f.holdMillis) * 1000
+        window = Int64(f.flipWindowMillis) * 1000
+        release = Int64(f.releaseMillis) * 1000
+    }
+
+    mutating func update(_ t: Int64, _ a: (Double, Double, Double), _ w: (Double, Double, Double)) -> FaceState? {
+        if max(abs(a.0 - anchor.0), abs(a.1 - anchor.1), abs(a.2 - anchor.2)) > still
+            || (useGyro && max(abs(w.0), abs(w.1), abs(w.2)) > stillRate) {
+            anchor = a
+            stillSince = t
+        }
+        if isFaceDown {
+            if a.2 > releaseZ {
+                if releaseSince == .min { releaseSince = t }
+                if t - releaseSince >= release {
+                    isFaceDown = false
+                    return .faceUp
+                }
+            } else {
+                releaseSince = .min
+            }
+            return nil
+        }
+        if a.2 > releaseZ {
+            lastNotDown = t
+            return nil
+        }
+        if a.2 <= downZ && t - stillSince >= hold && lastNotDown != .min && stillSince - lastNotDown <= window {
+            isFaceDown = true
+            releaseSince = .min
+            return .faceDown
+        }
+        return nil
+    }
+}
+
+struct FloatTamper {
+    let cos2: Double, motion: Double
+    let motionLevel: Double, holdoff: Int64
+    var armed = false
+    var reference = (0.0, 0.0, 1.0)
+    var moving = 0.0   // moving time, buckets, leaking 1/64 per bucket
+    var bucketEnd: Int64 = .min
+    var bucketMoving = false
+    var lastFired: Int64 = .min
+
+    init(_ s: DetectionSettings) {
+        let c = cos(Double(s.tamper.tiltDeci) / 10 * .pi / 180)
+        cos2 = c * c
+        motion = Double(s.tamper.motionMilliG) / 1000
+        let n = Int((Int64(s.tamper.motionMillis) * 1000 + 19_999) / 20_000)
+        var level = 0.0
+        for _ in 0..<n { level = level - level / 64 + 1 }
+        motionLevel = level
+        holdoff = Int64(s.tamper.holdoffMillis) * 1000
+    }
+
+    mutating func arm(_ g: (Double, Double, Double)) {
+        armed = true
+        reference = g
+        moving = 0
+        bucketEnd = .min
+        bucketMoving = false
+        lastFired = .min
+    }
+
+    mutating func update(_ t: Int64, _ a: (Double, Double, Double), _ g: (Double, Double, Double)) -> Bool {
+        guard armed else { return false }
+        if max(abs(a.0 - g.0), abs(a.1 - g.1), abs(a.2 - g.2)) > motion { bucketMoving = true }
+        if t < bucketEnd { return false }
+        if bucketEnd == .min {
+            bucketEnd = t + 20_000
+            return false
+        }
+        moving = moving - moving / 64 + (bucketMoving ? 1 : 0)
+        bucketMoving = false
+        bucketEnd += 20_000
+        if bucketEnd <= t { bucketEnd = t + 20_000 }
+        if lastFired != .min && t - lastFired < holdoff { return false }
+        var fired = moving >= motionLevel
+        if !fired {
+            let dot = g.0 * reference.0 + g.1 * reference.1 + g.2 * reference.2
+            let g2 = g.0 * g.0 + g.1 * g.1 + g.2 * g.2
+            let r2 = reference.0 * reference.0 + reference.1 * reference.1 + reference.2 * reference.2
+            fired = dot < 0 || dot * dot < cos2 * g2 * r2
+        }
+        if fired { lastFired = t }
+        return fired
+    }
+}
+
+/// The default detector set in floating point.
+struct FloatDefaultDetectors {
+    var gravity: FloatGravity
+    var shake: FloatShake
+    var flip: FloatFlip
+    var tamper: FloatTamper
+
+    init(_ s: DetectionSettings) {
+        gravity = FloatGravity(s)
+        shake = FloatShake(s)
+        flip = FloatFlip(s)
+        tamper = FloatTamper(s)
+    }
+
+    mutating func update(_ s: Sample) -> Events {
+        let a = (Double(s.accel.x) / 1000, Double(s.accel.y) / 1000, Double(s.accel.z) / 1000)
+        let w = (Double(s.gyro.x) / 1000, Double(s.gyro.y) / 1000, Double(s.gyro.z) / 1000)
+        let g = gravity.update(a, w)
+        var e = Events()
+        if let p = shake.update(s.t, a, g) { e.formUnion(.shake(p)) }
+        if let f = flip.update(s.t, a, w) { e.formUnion(.flip(f)) }
+        if tamper.update(s.t, a, g) { e.formUnion(.tamper) }
+        return e
+    }
+
+    mutating func armTamper() { tamper.arm((gravity.x, gravity.y, gravity.z)) }
+}
+
+/// The phone shake algorithms in floating point: straightforward, as apps write them.
+enum FloatPhone {
+    struct Refractory {
+        var last: Int64 = .min
+        var active = false
+        mutating func update(_ t: Int64, _ trigger: Bool) -> Bool {
+            if active {
+                if t - last >= 1_000_000 { active = false }
+                return false
+            }
+            if trigger && (last == .min || t - last >= 1_000_000) {
+                last = t
+                active = true
+                return true
+            }
+            return false
+        }
+    }
+
+    struct Threshold {
+        var r = Refractory()
+        mutating func update(_ s: Sample) -> Bool {
+            let a = (Double(s.accel.x) / 1000, Double(s.accel.y) / 1000, Double(s.accel.z) / 1000)
+            return r.update(s.t, max(abs(a.0), abs(a.1), abs(a.2)) > 2.45)
+        }
+    }
+
+    struct LowPass {
+        var g = (0.0, 0.0, 0.0), primed = false
+        let alpha: Double
+        var r = Refractory()
+        init(periodMicros: Int64) {
+            let tau = (1.0 / 60) * 0.9 / 0.1
+            let dt = Double(periodMicros) / 1e6
+            alpha = dt / (tau + dt)
+        }
+        mutating func update(_ s: Sample) -> Bool {
+            let a = (Double(s.accel.x) / 1000, Double(s.accel.y) / 1000, Double(s.accel.z) / 1000)
+            if !primed { g = a; primed = true }
+            g = (g.0 + (a.0 - g.0) * alpha, g.1 + (a.1 - g.1) * alpha, g.2 + (a.2 - g.2) * alpha)
+            return r.update(s.t, max(abs(a.0 - g.0), abs(a.1 - g.1), abs(a.2 - g.2)) > 0.38)
+        }
+    }
+
+    struct Planar {
+        var r = Refractory()
+        mutating func update(_ s: Sample) -> Bool {
+            let x = Double(s.accel.x) / 1000, y = Double(s.accel.y) / 1000
+            return r.update(s.t, (x * x + y * y).squareRoot() > 2.3)
+        }
+    }
+
+    struct Window {
+        var q: [Bool]
+        var head = 0, count = 0, ones = 0
+        let minCount: Int
+        var r = Refractory()
+        init(periodMicros: Int64) {
+            let n = Int(500_000 / periodMicros) + 1
+            q = Array(repeating: false, count: min(n, 512))
+            minCount = Int((250_000 + periodMicros - 1) / periodMicros) + 1
+        }
+        mutating func update(_ s: Sample) -> Bool {
+            let a = (Double(s.accel.x), Double(s.accel.y), Double(s.accel.z))
+            let accelerating = (a.0 * a.0 + a.1 * a.1 + a.2 * a.2).squareRoot() / 1000 * 9.80665 > 13
+            if count == q.count { if q[head] { ones -= 1 } } else { count += 1 }
+            q[head] = accelerating
+            if accelerating { ones += 1 }
+            head = (head + 1) % q.count
+            let shaking = count >= minCount && ones >= count / 2 + count / 4
+            if shaking { head = 0; count = 0; ones = 0 }
+            return r.update(s.t, shaking)
+        }
+    }
+}

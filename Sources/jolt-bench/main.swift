@@ -1,0 +1,569 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CAllocCount
+import JoltCore
+import JoltMotion
+import JoltTrace
+
+// jolt-bench: what Jolt's core costs per sample, against a floating-point implementation of the
+// same detectors in the same run; its memory; replay throughput; the daemon's cost; and the
+// core's size for a Cortex-M. One table, or --json. See docs/performance.md.
+
+struct Options {
+    var samples = 10_000_000
+    var runs = 5
+    var json = false
+    var daemonSeconds = 60
+    var replayMinutes = 60
+    var callgrind: Int?          // run only the default set over N samples (under valgrind)
+    var restWorkload = false     // with --callgrind: a device lying still instead of mixed motion
+    var withCallgrind = true
+    var jolt: String?
+}
+
+func fail(_ m: String) -> Never {
+    let line = "jolt-bench: " + m + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+    exit(64)
+}
+
+func int(_ s: String, _ what: String) -> Int {
+    guard let v = Int(s) else { fail(what) }
+    return v
+}
+
+nonisolated(unsafe) var o = Options()
+var args = Array(CommandLine.arguments.dropFirst())
+while !args.isEmpty {
+    let a = args.removeFirst()
+    func value() -> String {
+        guard !args.isEmpty else { fail("\(a) needs a value") }
+        return args.removeFirst()
+    }
+    switch a {
+    case "--json": o.json = true
+    case "--samples": o.samples = int(value(), "--samples needs a whole number")
+    case "--runs": o.runs = max(int(value(), "--runs needs a whole number"), 1)
+    case "--daemon-seconds": o.daemonSeconds = int(value(), "--daemon-seconds needs a whole number")
+    case "--replay-minutes": o.replayMinutes = int(value(), "--replay-minutes needs a whole number")
+    case "--callgrind": o.callgrind = int(value(), "--callgrind needs a sample count")
+    case "--rest": o.restWorkload = true
+    case "--no-callgrind": o.withCallgrind = false
+    case "--jolt": o.jolt = value()
+    case "--smoke":
+        o.samples = 1_000_000
+        o.runs = 2
+        o.daemonSeconds = 3
+        o.replayMinutes = 5
+    case "-h", "--help":
+        print("""
+            usage: jolt-bench [--json] [--samples N] [--runs K] [--daemon-seconds S] [--replay-minutes M]
+                              [--no-callgrind] [--jolt PATH] [--smoke]
+            Build with -c release. --smoke: a short run that checks every figure is produced.
+            """)
+        exit(0)
+    default: fail("unknown option \(a) (see --help)")
+    }
+}
+
+func now() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}
+
+let rate = 100.0
+var settings = DetectionSettings(rateMilliHz: 100_000, gyro: true)
+settings.rangeMilliG = 8000
+
+/// Mixed motion: rest, shakes, flips, walking in a pocket, knocks, a carry — five minutes made by
+/// the physical scene, then laid end to end (shifted in time) up to `count` samples.
+func mixedMotion(count: Int) -> [Sample] {
+    var sc = Scene(rate: rate, seed: 42)
+    for i in 0..<12 {
+        sc.rest(3)
+        sc.shake(freq: 3 + Double(i % 5), amp: 1.5 + Double(i % 3) * 0.7, axis: V3(1, Double(i % 2), 0), seconds: 1.5)
+        sc.hold(2)
+        sc.turn(axis: V3(1, 0, 0), degrees: 180, seconds: 0.7)
+        sc.setDown()
+        sc.rest(3)
+        sc.turn(axis: V3(1, 0, 0), degrees: -180, seconds: 0.7)
+        sc.rest(1)
+        sc.knocks(count: 2, peak: 2, spacing: 0.25)
+        sc.gait(run: i % 2 == 1, carry: .pocket, seconds: 6, cadence: 1.9)
+        sc.orientation = Mat3.identity
+        sc.rest(2)
+    }
+    let base = sc.samples
+    let span = base.last!.t + 10_000
+    var out: [Sample] = []
+    out.reserveCapacity(count)
+    var k: Int64 = 0
+    while out.count < count {
+        for s in base where out.count < count {
+            out.append(Sample(t: s.t + k * span, accel: s.accel, gyro: s.gyro))
+        }
+        k += 1
+    }
+    return out
+}
+
+/// The measured loop for callgrind: a fixed symbol name so that --toggle-collect can find it.
+@inline(never) @_silgen_name("jolt_bench_default_workload")
+func benchDefaultWorkload(_ d: inout DefaultDetectors, _ samples: UnsafeBufferPointer<Sample>) -> Int {
+    var n = 0
+    for s in samples { n &+= Int(d.update(s).rawValue) }
+    return n
+}
+
+@inline(never)
+func runSet<D: SampleDetector>(_ d: inout D, _ samples: UnsafeBufferPointer<Sample>) -> Int {
+    var n = 0
+    for s in samples { n &+= Int(d.update(s).rawValue) }
+    return n
+}
+
+@inline(never)
+func runFloatDefault(_ d: inout FloatDefaultDetectors, _ samples: UnsafeBufferPointer<Sample>) -> Int {
+    var n = 0
+    for s in samples { n &+= Int(d.update(s).rawValue) }
+    return n
+}
+
+/// One detector alone, with the gravity filter it needs.
+@inline(never)
+func runShakeAlone<S: ShakeDetecting>(_ d: inout S, _ g: inout GravityFilter, _ samples: UnsafeBufferPointer<Sample>) -> Int {
+    var n = 0
+    for s in samples {
+        let grav = g.update(s)
+        if d.update(s, gravity: grav, dynamic: s.accel - grav) != nil { n &+= 1 }
+    }
+    return n
+}
+
+@inline(never)
+func runFlipAlone<F: FlipDetecting>(_ d: inout F, _ g: inout GravityFilter, _ samples: UnsafeBufferPointer<Sample>) -> Int {
+    var n = 0
+    for s in samples {
+        let grav = g.update(s)
+        if d.update(s, gravity: grav) != nil { n &+= 1 }
+    }
+    return n
+}
+
+@inline(never)
+func runTamperAlone(_ d: inout Tamper, _ g: inout GravityFilter, _ samples: UnsafeBufferPointer<Sample>) -> Int {
+    var n = 0
+    for s in samples {
+        let grav = g.update(s)
+        if d.update(s, gravity: grav) { n &+= 1 }
+    }
+    return n
+}
+
+@inline(never)
+func runFloat<T>(_ d: inout T, _ samples: UnsafeBufferPointer<Sample>, _ step: (inout T, Sample) -> Bool) -> Int {
+    var n = 0
+    for s in samples { if step(&d, s) { n &+= 1 } }
+    return n
+}
+
+// MARK: callgrind workload mode
+
+/// A device lying still (a kiosk, most of its life).
+func rest(count: Int) -> [Sample] {
+    var sc = Scene(rate: rate, seed: 43)
+    sc.rest(Double(count) / rate + 0.1)
+    return Array(sc.samples.prefix(count))
+}
+
+if let n = o.callgrind {
+    let samples = o.restWorkload ? rest(count: n) : mixedMotion(count: n)
+    var d = DefaultDetectors(settings)
+    let r = samples.withUnsafeBufferPointer { b -> Int in
+        _ = d.update(b[0])
+        d.armTamper()
+        return benchDefaultWorkload(&d, UnsafeBufferPointer(rebasing: b[1...]))
+    }
+    print("checksum \(r) over \(n) samples")
+    exit(0)
+}
+
+// MARK: timing
+
+let log = o.json ? { (_: String) in } : { (m: String) in
+    let line = m + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}
+log("generating \(o.samples) samples of mixed motion…")
+let samples = mixedMotion(count: o.samples)
+
+/// Median ns per sample of `body` over `runs` runs.
+func timed(_ body: () -> Int) -> (ns: Double, check: Int) {
+    var times: [Double] = []
+    var check = 0
+    for _ in 0..<o.runs {
+        let t0 = now()
+        check = body()
+        times.append(Double(now() - t0) / Double(samples.count))
+    }
+    return (times.sorted()[times.count / 2], check)
+}
+
+struct Row {
+    var name: String
+    var ns: Double
+    var ratio: Double?
+    var note = ""
+}
+var rows: [Row] = []
+
+let fixedDefault = samples.withUnsafeBufferPointer { b in
+    timed {
+        var d = DefaultDetectors(settings)
+        _ = d.update(b[0]); d.armTamper()
+        return runSet(&d, UnsafeBufferPointer(rebasing: b[1...]))
+    }
+}
+// Interleave the float runs with fixed ones so both see the same machine.
+var floatTimes: [Double] = []
+var fixedTimes: [Double] = []
+for _ in 0..<o.runs {
+    samples.withUnsafeBufferPointer { b in
+        var d = DefaultDetectors(settings)
+        _ = d.update(b[0]); d.armTamper()
+        let t0 = now()
+        _ = runSet(&d, UnsafeBufferPointer(rebasing: b[1...]))
+        fixedTimes.append(Double(now() - t0) / Double(samples.count))
+        var f = FloatDefaultDetectors(settings)
+        _ = f.update(b[0]); f.armTamper()
+        let t1 = now()
+        _ = runFloatDefault(&f, UnsafeBufferPointer(rebasing: b[1...]))
+        floatTimes.append(Double(now() - t1) / Double(samples.count))
+    }
+}
+func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+let pairRatio = median(zip(floatTimes, fixedTimes).map { $0 / $1 })
+
+// Do the two agree on every event?
+var agreeFixed: [(Int64, UInt8)] = []
+var agreeFloat: [(Int64, UInt8)] = []
+do {
+    var d = DefaultDetectors(settings)
+    var f = FloatDefaultDetectors(settings)
+    let armAt = samples.count / 3
+    for (i, s) in samples.prefix(2_000_000).enumerated() {
+        let a = d.update(s), b = f.update(s)
+        if i == armAt { d.armTamper(); f.armTamper() }
+        if !a.isEmpty { agreeFixed.append((s.t, a.rawValue)) }
+        if !b.isEmpty { agreeFloat.append((s.t, b.rawValue)) }
+    }
+}
+// Which kinds differ (for the report).
+var differing: [String: Int] = [:]
+do {
+    var i = 0, j = 0
+    while i < agreeFixed.count || j < agreeFloat.count {
+        let a = i < agreeFixed.count ? agreeFixed[i] : nil
+        let b = j < agreeFloat.count ? agreeFloat[j] : nil
+        if let a, let b, a.0 == b.0, a.1 == b.1 { i += 1; j += 1; continue }
+        if let a, b == nil || a.0 <= b!.0 { differing["fixed \(a.1)", default: 0] += 1; i += 1 } else { differing["float \(b!.1)", default: 0] += 1; j += 1 }
+    }
+    if !differing.isEmpty { log("fixed and Double differ: \(differing.sorted { $0.key < $1.key })") }
+}
+let agreed = agreeFixed.count == agreeFloat.count && zip(agreeFixed, agreeFloat).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+let mismatches = zip(agreeFixed, agreeFloat).filter { $0.0 != $1.0 || $0.1 != $1.1 }.count + abs(agreeFixed.count - agreeFloat.count)
+
+rows.append(Row(name: "default set (shake + flip + tamper), fixed point", ns: median(fixedTimes)))
+rows.append(Row(name: "default set, Double", ns: median(floatTimes), ratio: pairRatio,
+                note: agreed ? "same \(agreeFixed.count) events" : "\(mismatches) of \(agreeFixed.count) events differ"))
+
+func alone(_ name: String, _ body: @escaping (UnsafeBufferPointer<Sample>) -> Int) -> Double {
+    samples.withUnsafeBufferPointer { b in timed { body(b) }.ns }
+}
+let period = settings.periodMicros
+let tau = Int64(settings.gravityTauMillis) * 1000
+func gravity() -> GravityFilter { GravityFilter(tauMicros: tau, periodMicros: period, gyro: true) }
+
+let joltShake = alone("jolt shake") { b in var d = JoltShake(settings); var g = gravity(); return runShakeAlone(&d, &g, b) }
+let joltFlip = alone("jolt flip") { b in var d = JoltFlip(settings); var g = gravity(); return runFlipAlone(&d, &g, b) }
+let tamper = alone("tamper") { b in
+    var d = Tamper(settings: settings.tamper); var g = gravity()
+    _ = g.update(b[0]); d.arm(gravity: g.value)
+    return runTamperAlone(&d, &g, b)
+}
+rows.append(Row(name: "  jolt shake alone (with the gravity filter)", ns: joltShake))
+rows.append(Row(name: "  jolt flip alone (with the gravity filter)", ns: joltFlip))
+rows.append(Row(name: "  tamper alone, armed (with the gravity filter)", ns: tamper))
+
+let fixedThreshold = alone("threshold") { b in var d = ThresholdShake(settings); return runFloat(&d, b) { $0.update($1) != nil } }
+let floatThreshold = alone("threshold f") { b in var d = FloatPhone.Threshold(); return runFloat(&d, b) { $0.update($1) } }
+let fixedLowpass = alone("lowpass") { b in var d = LowPassShake(settings); return runFloat(&d, b) { $0.update($1) != nil } }
+let floatLowpass = alone("lowpass f") { b in var d = FloatPhone.LowPass(periodMicros: period); return runFloat(&d, b) { $0.update($1) } }
+let fixedPlanar = alone("planar") { b in var d = PlanarShake(settings); return runFloat(&d, b) { $0.update($1) != nil } }
+let floatPlanar = alone("planar f") { b in var d = FloatPhone.Planar(); return runFloat(&d, b) { $0.update($1) } }
+let fixedWindow = alone("window") { b in var d = WindowShake(settings); return runFloat(&d, b) { $0.update($1) != nil } }
+let floatWindow = alone("window f") { b in var d = FloatPhone.Window(periodMicros: period); return runFloat(&d, b) { $0.update($1) } }
+let phoneFlip = alone("phone flip") { b in var d = PhoneFlip(settings); return runFloat(&d, b) { $0.update($1) != nil } }
+let androidFlip = alone("android flip") { b in var d = AndroidFlip(settings); return runFloat(&d, b) { $0.update($1) != nil } }
+rows.append(Row(name: "threshold, fixed point", ns: fixedThreshold))
+rows.append(Row(name: "  threshold, Double", ns: floatThreshold, ratio: floatThreshold / fixedThreshold))
+rows.append(Row(name: "lowpass, fixed point", ns: fixedLowpass))
+rows.append(Row(name: "  lowpass, Double", ns: floatLowpass, ratio: floatLowpass / fixedLowpass))
+rows.append(Row(name: "planar, fixed point", ns: fixedPlanar))
+rows.append(Row(name: "  planar, Double", ns: floatPlanar, ratio: floatPlanar / fixedPlanar))
+rows.append(Row(name: "window, fixed point", ns: fixedWindow))
+rows.append(Row(name: "  window, Double", ns: floatWindow, ratio: floatWindow / fixedWindow))
+rows.append(Row(name: "flip: phone, fixed point", ns: phoneFlip))
+rows.append(Row(name: "flip: android, fixed point", ns: androidFlip))
+
+// MARK: memory
+
+var stateBytes: [(String, Int)] = []
+for r in [12_500, 50_000, 100_000, 400_000, 1_000_000] as [Int32] {
+    var s = settings
+    s.rateMilliHz = r
+    _ = DefaultDetectors(s)
+    stateBytes.append((TraceWriter.decimal(Int64(r), places: 3, trim: true) + " Hz", MemoryLayout<DefaultDetectors>.size))
+}
+let allocations: UInt64 = samples.withUnsafeBufferPointer { b in
+    var d = DefaultDetectors(settings)
+    _ = d.update(b[0]); d.armTamper()
+    let warm = UnsafeBufferPointer(rebasing: b[1..<min(100_001, b.count)])
+    _ = runSet(&d, warm)
+    let before = jolt_alloc_count()
+    _ = runSet(&d, UnsafeBufferPointer(rebasing: b[min(100_001, b.count)..<min(1_100_001, b.count)]))
+    return jolt_alloc_count() - before
+}
+
+// MARK: external: replay, daemon, callgrind, code size
+
+func selfDir() -> String {
+    var buf = [CChar](repeating: 0, count: 4096)
+    let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+    let path = n > 0 ? String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+    return String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+}
+let joltPath = o.jolt ?? selfDir() + "/jolt"
+
+/// Runs a program, waits, returns (exit status, wall ns, user+sys µs, its stderr).
+func spawn(_ argv: [String], stdoutTo: String = "/dev/null") -> (status: Int32, wall: Int64, cpu: Int64, err: String) {
+    var fds: [Int32] = [0, 0]
+    pipe(&fds)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, stdoutTo, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+    posix_spawn_file_actions_addclose(&actions, fds[0])
+    var cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    var pid: pid_t = 0
+    let t0 = now()
+    let r = posix_spawnp(&pid, argv[0], &actions, nil, &cargs, environ)
+    close(fds[1])
+    for p in cargs { free(p) }
+    posix_spawn_file_actions_destroy(&actions)
+    guard r == 0 else {
+        close(fds[0])
+        return (-1, 0, 0, "cannot start \(argv[0])")
+    }
+    var err: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = read(fds[0], &chunk, chunk.count)
+        if n <= 0 { break }
+        err += chunk[0..<n]
+    }
+    close(fds[0])
+    var st: Int32 = 0
+    var ru = rusage()
+    wait4(pid, &st, 0, &ru)
+    let wall = now() - t0
+    let cpu = (Int64(ru.ru_utime.tv_sec) + Int64(ru.ru_stime.tv_sec)) * 1_000_000 + Int64(ru.ru_utime.tv_usec) + Int64(ru.ru_stime.tv_usec)
+    return ((st >> 8) & 0xFF, wall, cpu, String(decoding: err, as: UTF8.self))
+}
+
+let tmp = "/tmp/jolt-bench-\(getpid())"
+mkdir(tmp, 0o755)
+defer { _ = spawn(["rm", "-rf", tmp]) }
+
+// Replay: one hour (or --replay-minutes) of 100 Hz six-axis trace.
+log("replay: writing \(o.replayMinutes) min of 100 Hz trace…")
+let replayCount = o.replayMinutes * 60 * 100
+let trace = tmp + "/hour.csv"
+do {
+    let rows = mixedMotion(count: replayCount)
+    var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
+    text.reserveCapacity(rows.count * 60)
+    for s in rows { text += TraceWriter.row(s, gyro: true) }
+    let f = fopen(trace, "w")!
+    fputs(text, f)
+    fclose(f)
+}
+var replayWalls: [Double] = []
+var replayOK = true
+for _ in 0..<max(o.runs, 3) {
+    let r = spawn([joltPath, "replay", "--json", trace])
+    if r.status != 0 { replayOK = false; log("replay failed: \(r.err)") ; break }
+    replayWalls.append(Double(r.wall) / 1e9)
+}
+let replaySeconds = replayWalls.isEmpty ? Double.nan : median(replayWalls)
+// Where the time goes: parsing alone, in this process.
+var parseNs = Double.nan
+do {
+    let fd = open(trace, O_RDONLY)
+    var st = stat()
+    fstat(fd, &st)
+    var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+    _ = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    close(fd)
+    var best = Double.infinity
+    for _ in 0..<3 {
+        let t0 = now()
+        var p = TraceParser()
+        var n = 0
+        bytes.withUnsafeBufferPointer { b in
+            var start = 0
+            var line = 0
+            for i in 0..<b.count where b[i] == 0x0A {
+                line += 1
+                if case .sample = try? p.parse(UnsafeBufferPointer(rebasing: b[start..<i]), number: line, terminated: true) { n += 1 }
+                start = i + 1
+            }
+        }
+        best = min(best, Double(now() - t0) / Double(max(n, 1)))
+    }
+    parseNs = best
+}
+
+// Daemon: jolt run on the simulated board at 100 Hz, with the FIFO and without.
+func daemon(fifo: Bool) -> (cpuPercent: Double, wakeups: Double, transactions: Double)? {
+    guard o.daemonSeconds > 0 else { return nil }
+    let board = tmp + "/sim-\(fifo).json"
+    let text = """
+        { "name": "bench", "bus": "sim", "chip": "mpu6050", "rate_hz": 100, "accel_range_g": 16,
+          "gyro_range_dps": 2000, "fifo": \(fifo), "fifo_poll_ms": 200,
+          "sim": { "motion": "demo", "loop": true } }
+        """
+    let f = fopen(board, "w")!
+    fputs(text, f)
+    fclose(f)
+    log("daemon: jolt run for \(o.daemonSeconds) s, FIFO \(fifo ? "on" : "off")…")
+    let r = spawn([joltPath, "run", "--board", board, "--json", "--seconds", "\(o.daemonSeconds)"])
+    guard r.status == 0 else { log("jolt run failed: \(r.err)"); return nil }
+    // "stopped: N samples over S s, E events, T bus transactions (x/s), W wake-ups (y/s)"
+    func number(before word: String) -> Double? {
+        guard let line = r.err.split(separator: "\n").last(where: { $0.contains("stopped:") }) else { return nil }
+        let words = line.split(separator: " ")
+        guard let i = words.firstIndex(where: { $0.hasPrefix(word.split(separator: " ")[0]) }), i > 0 else { return nil }
+        return Double(words[i - 1])
+    }
+    let seconds = Double(r.wall) / 1e9
+    guard let t = number(before: "bus transactions"), let w = number(before: "wake-ups") else { return nil }
+    return (Double(r.cpu) / 1e6 / seconds * 100, w / Double(o.daemonSeconds), t / Double(o.daemonSeconds))
+}
+let daemonFIFO = daemon(fifo: true)
+let daemonPlain = daemon(fifo: false)
+
+// Instructions per sample, from callgrind: the default set over mixed motion, and at rest.
+func callgrind(rest: Bool) -> Double? {
+    let n = 200_000
+    let out = tmp + "/callgrind-\(rest).out"
+    log("callgrind: the default set over \(n) samples \(rest ? "at rest" : "of mixed motion")…")
+    let r = spawn(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, "--toggle-collect=jolt_bench_default_workload*",
+                   selfDir() + "/jolt-bench", "--callgrind", "\(n)"] + (rest ? ["--rest"] : []))
+    guard r.status == 0, let f = fopen(out, "r") else {
+        log("valgrind not available or failed: \(r.err.prefix(200))")
+        return nil
+    }
+    defer { fclose(f) }
+    var result: Double?
+    var line = [CChar](repeating: 0, count: 4096)
+    while fgets(&line, 4096, f) != nil {
+        let s = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if s.hasPrefix("summary:") || s.hasPrefix("totals:") {
+            if let v = Double(s.split(separator: " ").last!.trimmed) { result = v / Double(n - 1) }
+        }
+    }
+    return result
+}
+let instructions = o.withCallgrind ? callgrind(rest: false) : nil
+let instructionsRest = o.withCallgrind ? callgrind(rest: true) : nil
+
+// Code size of the core for a Cortex-M (Embedded Swift, -Osize), from scripts/embedded-check
+// when the sources are here: the whole core module, and a firmware-shaped link.
+var coreBytes: Int?
+var firmwareBytes: Int?
+do {
+    let script = selfDir() + "/../../../scripts/embedded-check"
+    if access(script, X_OK) == 0 {
+        let c = spawn(["sh", "-c", "\(script) >&2"])
+        for line in c.err.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard let i = words.firstIndex(of: "bytes"), i > 0, let n = Int(words[i - 1]) else { continue }
+            if line.hasPrefix("JoltCore:") { coreBytes = n }
+            if line.hasPrefix("firmware") { firmwareBytes = n }
+        }
+    }
+}
+
+// MARK: report
+
+func f(_ v: Double?, _ places: Int = 1) -> String {
+    guard let v, v.isFinite else { return "—" }
+    var p = 1.0
+    for _ in 0..<places { p *= 10 }
+    let r = (v * p).rounded() / p
+    var s = "\(r)"
+    if places == 0 { s = "\(Int(r))" }
+    return s
+}
+
+let replayRate = Double(replayCount) / replaySeconds
+if o.json {
+    var j = "{\"samples\":\(samples.count),\"runs\":\(o.runs),\"core\":["
+    j += rows.map { r in "{\"name\":\"\(r.name.trimmed)\",\"ns_per_sample\":\(f(r.ns, 2)),\"samples_per_second\":\(f(1e9 / r.ns, 0))\(r.ratio.map { ",\"ratio_to_fixed\":\(f($0, 2))" } ?? "")}" }.joined(separator: ",")
+    j += "],\"float_agrees\":\(agreed),\"events_compared\":\(agreeFixed.count),\"instructions_per_sample\":\(f(instructions, 1)),\"instructions_per_sample_at_rest\":\(f(instructionsRest, 1))"
+    j += ",\"state_bytes\":{\(stateBytes.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ","))},\"allocations_per_million_samples\":\(allocations)"
+    j += ",\"replay\":{\"samples\":\(replayCount),\"seconds\":\(f(replaySeconds, 3)),\"samples_per_second\":\(f(replayRate, 0)),\"parse_ns_per_sample\":\(f(parseNs, 1)),\"detect_ns_per_sample\":\(f(median(fixedTimes), 1)),\"ok\":\(replayOK)}"
+    func d(_ x: (cpuPercent: Double, wakeups: Double, transactions: Double)?) -> String {
+        guard let x else { return "null" }
+        return "{\"cpu_percent\":\(f(x.cpuPercent, 3)),\"wakeups_per_second\":\(f(x.wakeups, 1)),\"transactions_per_second\":\(f(x.transactions, 1))}"
+    }
+    j += ",\"daemon\":{\"seconds\":\(o.daemonSeconds),\"fifo\":\(d(daemonFIFO)),\"no_fifo\":\(d(daemonPlain))}"
+    j += ",\"core_code_bytes_cortex_m\":\(coreBytes.map(String.init) ?? "null"),\"firmware_code_bytes_cortex_m\":\(firmwareBytes.map(String.init) ?? "null")}"
+    print(j)
+} else {
+    var t = "Jolt core benchmark: \(samples.count) samples of mixed motion at 100 Hz, median of \(o.runs) runs\n\n"
+    t += "detector                                            ns/sample   Msamples/s   Double/fixed\n"
+    for r in rows {
+        t += r.name.rightPad(50) + f(r.ns, 2).leftPad(11) + f(1e3 / r.ns, 1).leftPad(13)
+            + (r.ratio.map { f($0, 2) + "×" } ?? "").leftPad(15) + (r.note.isEmpty ? "" : "   " + r.note) + "\n"
+    }
+    t += "\ninstructions per sample, default set (callgrind):  \(f(instructions, 1)) over mixed motion, \(f(instructionsRest, 1)) at rest\n"
+    t += "default set state (MemoryLayout):                   \(stateBytes.map { "\($0.1) B at \($0.0)" }.joined(separator: ", "))\n"
+    t += "heap allocations over 1,000,000 samples:            \(allocations)\n"
+    t += "\njolt replay, \(o.replayMinutes) min of 100 Hz six-axis trace (\(replayCount) samples): \(f(replaySeconds, 3)) s, \(f(replayRate / 1e6, 2)) M samples/s\n"
+    t += "  of which parsing \(f(parseNs, 1)) ns/sample, detection \(f(median(fixedTimes), 1)) ns/sample, the rest process start, reading and output\n"
+    func d(_ name: String, _ x: (cpuPercent: Double, wakeups: Double, transactions: Double)?) -> String {
+        guard let x else { return "\(name): not measured\n" }
+        return "\(name): \(f(x.cpuPercent, 3)) % of one core, \(f(x.wakeups, 1)) wake-ups/s, \(f(x.transactions, 1)) bus transactions/s\n"
+    }
+    t += "\njolt run, simulated MPU6050 at 100 Hz for \(o.daemonSeconds) s\n"
+    t += d("  with the FIFO   ", daemonFIFO)
+    t += d("  without the FIFO", daemonPlain)
+    t += "\ncore code for Cortex-M (Embedded Swift, armv7em, -Osize): \(firmwareBytes.map { "\($0) bytes" } ?? "—") for a firmware with the default detectors and the alarm; \(coreBytes.map { "\($0) bytes" } ?? "—") for the whole module with every algorithm\n"
+    print(t, terminator: "")
+}
+exit(agreed && replayOK ? 0 : 1)
+
+extension StringProtocol {
+    func leftPad(_ n: Int) -> String { String(repeating: " ", count: Swift.max(n - count, 0)) + self }
+    func rightPad(_ n: Int) -> String { self + String(repeating: " ", count: Swift.max(n - count, 0)) }
+    var trimmed: String {
+        var s = Substring(self)
+        while let c = s.first, c == " " || c == "\n" || c == "\t" { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\n" || c == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}
