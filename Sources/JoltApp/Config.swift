@@ -3,6 +3,7 @@ import Glibc
 #endif
 import JoltCore
 import JoltLinux
+import JoltSim
 import JoltTrace
 
 /// The supported chips.
@@ -69,6 +70,8 @@ public struct SimSettings: Sendable, Equatable {
     public var loop = false
     /// At the end of the motion: "exit" (stop the run) or "rest" (lie still until stopped).
     public var atEnd = "exit"
+    /// Faults to inject on the simulated bus, to watch Jolt ride them out.
+    public var faults: [SimFault] = []
     public init() {}
 }
 
@@ -239,8 +242,42 @@ extension BoardProfile {
         }
         if let l = try r.bool("loop") { s.loop = l }
         if let e = try r.choice("at_end", ["exit", "rest"]) { s.atEnd = e }
+        if let n = r.node("faults") {
+            guard case .array(let items) = n.value else {
+                throw r.fail("faults", n, "must be a list like [{\"kind\": \"unplug\", \"at_s\": 5, \"for_s\": 3}]")
+            }
+            for (i, item) in items.enumerated() {
+                let f = try ObjectReader(file: r.file, path: r.fieldPath("faults") + "[\(i)]", node: item)
+                s.faults.append(try parseFault(f))
+            }
+        }
         try r.finish()
         return s
+    }
+
+    /// The names of injectable faults, as a board file spells them.
+    static let faultKinds: [(String, SimFault.Kind)] = [
+        ("unplug", .noAcknowledge), ("io_error", .ioError), ("timeout", .timeout), ("frozen", .frozen), ("reset", .reset), ("stall", .stall),
+    ]
+
+    /// One `sim.faults` entry: `{"kind": "unplug", "at_s": 5, "for_s": 3}` (a reset has no length).
+    static func parseFault(_ r: ObjectReader) throws(JoltError) -> SimFault {
+        guard let k = try r.choice("kind", faultKinds.map(\.0)) else {
+            throw r.fail("kind", nil, "missing: one of \(faultKinds.map(\.0).joined(separator: ", "))")
+        }
+        let kind = faultKinds.first { $0.0 == k }!.1
+        guard let at = try r.fixed("at_s", places: 6, range: 0...31_536_000_000_000, unit: "s") else {
+            throw r.fail("at_s", nil, "missing: when the fault starts, seconds from the start of the run")
+        }
+        var length: Int64 = 0
+        if kind != .reset {
+            guard let l = try r.fixed("for_s", places: 6, range: 1_000...31_536_000_000_000, unit: "s") else {
+                throw r.fail("for_s", nil, "missing: how long the fault lasts, seconds")
+            }
+            length = l
+        }
+        try r.finish()
+        return SimFault(kind, from: at, to: at + length)
     }
 
     /// Reads the `detection` section (absent: the medium preset).

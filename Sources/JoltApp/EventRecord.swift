@@ -9,7 +9,7 @@ import JoltTrace
 ///   {"t":20.5,"event":"flip","state":"face_down","algorithm":"jolt"}
 ///   {"t":31.0,"event":"tamper"}
 ///   {"t":31.0,"event":"alarm","state":"triggered","from":"armed","cause":"tamper"}
-///   {"t":40.2,"event":"fault","detail":"..."}  {"t":41.0,"event":"recovered","detail":"..."}
+///   {"t":40.2,"event":"fault","detail":"..."}  {"t":41.0,"event":"recovered","detail":"...","gap_s":0.8}
 public struct EventRecord: Equatable, Sendable {
     /// What happened.
     public enum Kind: Equatable, Sendable {
@@ -34,9 +34,11 @@ public struct EventRecord: Equatable, Sendable {
     public var detail: String?
     /// The trace it came from (replay).
     public var file: String?
+    /// Recovered: the span of data that is missing, µs.
+    public var gapMicros: Int64?
 
     public init(t: Int64, kind: Kind, algorithm: String? = nil, peakMilliG: Int32? = nil,
-                durationMicros: Int64? = nil, detail: String? = nil, file: String? = nil) {
+                durationMicros: Int64? = nil, detail: String? = nil, file: String? = nil, gapMicros: Int64? = nil) {
         self.t = t
         self.kind = kind
         self.algorithm = algorithm
@@ -44,6 +46,7 @@ public struct EventRecord: Equatable, Sendable {
         self.durationMicros = durationMicros
         self.detail = detail
         self.file = file
+        self.gapMicros = gapMicros
     }
 
     /// The name an action binding uses: `shake.began`, `flip.face_down`, `tamper`,
@@ -140,6 +143,7 @@ public struct EventRecord: Equatable, Sendable {
         if let d = durationMicros { f.append("\"duration_s\":" + TraceWriter.decimal((d + 500) / 1000, places: 3, trim: true)) }
         if let d = detail { f.append("\"detail\":" + JSONText.quote(d)) }
         if let file { f.append("\"file\":" + JSONText.quote(file)) }
+        if let g = gapMicros { f.append("\"gap_s\":" + TraceWriter.decimal((g + 500) / 1000, places: 3, trim: true)) }
         return f
     }
 
@@ -162,6 +166,7 @@ public struct EventRecord: Equatable, Sendable {
         var extra: [String] = []
         if let p = peakMilliG { extra.append("peak \(Self.g(p)) g") }
         if let d = durationMicros { extra.append("lasted \(TraceWriter.decimal((d + 5000) / 10000, places: 2, trim: false)) s") }
+        if let g = gapMicros { extra.append("\(TraceWriter.decimal((g + 5000) / 10000, places: 2, trim: false)) s of data missing") }
         if !extra.isEmpty { s += " (" + extra.joined(separator: ", ") + ")" }
         if let d = detail { s += ": " + d }
         return s

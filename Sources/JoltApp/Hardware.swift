@@ -42,6 +42,7 @@ final class SimWorld {
         case .adxl345: device = SimADXL345(source: source)
         }
         bus.attach(device, at: address)
+        bus.faults = board.sim.faults
         self.origin = origin
     }
 

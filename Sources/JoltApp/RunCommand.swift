@@ -23,6 +23,8 @@ final class RunCommand {
         var trace: String?
         /// Serve the control socket (off for in-process tests that do not need it).
         var control = true
+        /// When the chip counts as faulted, and how fast it is re-probed.
+        var supervision = ChipSupervisor.Limits()
     }
 
     var board: BoardProfile
@@ -50,12 +52,16 @@ final class RunCommand {
         var events = 0
         var wakeups = 0
         var overflows = 0
+        /// Samples skipped after failed polls without a FIFO (reported as a gap in the summary).
+        var skipped = 0
         var streamMicros: Int64 = 0
         var wallMicros: Int64 = 0
         /// Monotonic time of the last alarm trigger, µs (for the latency to the buzzer).
         var triggeredAtWall: Int64?
     }
     var stats = Stats()
+    /// The chip's health: retries, faults, re-probes. Kept across reloads.
+    var supervisor = ChipSupervisor(periodMicros: 10_000, now: 0)
 
     /// `outputs`, when given, replace the board's (tests observe simulated lines this way).
     init(board: BoardProfile, options: Options, out: OutputStream, outputs: [String: OutputLine] = [:]) throws(JoltError) {
@@ -93,6 +99,7 @@ final class RunCommand {
         } catch {
             throw chipError(error, sensor, bus: hw.busName)
         }
+        supervisor = ChipSupervisor(limits: options.supervision, periodMicros: sensor.periodMicros, now: clock.now)
         try openLines()
         if options.control && (board.alarm != nil || board.control.socket != nil) {
             control = try ControlServer(config: board.control)
@@ -237,7 +244,7 @@ final class RunCommand {
             Log.info("control: \(line)")
             return "{\"ok\":true,\(state())}"
         case "status":
-            return "{\"ok\":true,\(state()),\"t\":\(EventRecord.seconds(streamNow)),\"samples\":\(stats.samples),\"events\":\(stats.events)}"
+            return "{\"ok\":true,\(state()),\"t\":\(EventRecord.seconds(streamNow)),\"samples\":\(stats.samples),\"events\":\(stats.events),\"sensor\":\"\(supervisor.phase == .running ? "ok" : "fault")\",\"faults\":\(supervisor.faults)}"
         default:
             return "{\"ok\":false,\"error\":\(JSONText.quote("unknown command '\(line.prefix(40))' (arm, disarm, status)"))}"
         }
@@ -246,12 +253,14 @@ final class RunCommand {
     var summary: String {
         let secs = Double(max(stats.streamMicros, 1)) / 1e6
         func rate(_ n: Int) -> String { String(Int((Double(n) / secs).rounded())) }
-        return "stopped: \(stats.samples) samples over \(EventRecord.seconds(stats.streamMicros / 1000 * 1000)) s, \(stats.events) events, \(hw.transactions) bus transactions (\(rate(hw.transactions))/s), \(stats.wakeups) wake-ups (\(rate(stats.wakeups))/s)\(stats.overflows > 0 ? ", \(stats.overflows) FIFO overflows" : "")"
+        return "stopped: \(stats.samples) samples over \(EventRecord.seconds(stats.streamMicros / 1000 * 1000)) s, \(stats.events) events, \(hw.transactions) bus transactions (\(rate(hw.transactions))/s), \(stats.wakeups) wake-ups (\(rate(stats.wakeups))/s)\(stats.overflows > 0 ? ", \(stats.overflows) FIFO overflows" : "")\(supervisor.faults > 0 ? ", \(supervisor.faults) faults" : "")\(supervisor.transientErrors > 0 ? ", \(supervisor.transientErrors) bus errors retried" : "")\(stats.skipped > 0 ? ", \(stats.skipped) samples skipped" : "")"
     }
 
     struct Loop: DetectorConsumer {
         let run: RunCommand
         let settings: DetectionSettings
+        /// Without a FIFO, a longer pause between reads than this is a break in the data.
+        static let stallMicros: Int64 = 250_000
 
         func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) -> Outcome {
             let r = run
@@ -263,6 +272,7 @@ final class RunCommand {
             frames.reserveCapacity(128)
             var records: [EventRecord] = []
             var index = (r.streamNow - origin) / period
+            // When data last came (the time the newest frame stands for).
             var lastPoll = r.clock.now
             var nextPoll = lastPoll + interval
             // The tamper detector of fresh detectors needs a sample before it can take the
@@ -308,26 +318,86 @@ final class RunCommand {
                 r.readKeySwitch(&d)
                 if now < nextPoll { continue }   // woken early by a control request
                 r.stats.wakeups += 1
+                if let end = r.hw.sim?.bus.stallEnd(at: now) {
+                    nextPoll = end   // a simulated host stall: no polling until it ends
+                    continue
+                }
+                if r.supervisor.phase != .running {
+                    if let sim = r.hw.sim, sim.exhausted { return .done }
+                    if let limit = r.options.limitMicros, index * period + (now - lastPoll) >= limit { return .done }
+                }
+                // Faulted: re-probe when due, and otherwise wait for that.
+                if r.supervisor.phase == .faulted {
+                    if r.supervisor.attemptDue(now: now) {
+                        var delay = ClockDelay(clock: r.clock)
+                        let ok = (try? sensor.start(delay: &delay)) != nil
+                        r.supervisor.attempted(ok: ok, now: r.clock.now)
+                    }
+                    nextPoll = r.supervisor.phase == .faulted ? r.supervisor.nextAttemptAt : r.clock.now + interval
+                    continue
+                }
                 frames.removeAll(keepingCapacity: true)
-                let status: PollStatus
+                var status = PollStatus.ok
+                var verdict: ChipSupervisor.Verdict
                 do {
                     status = try sensor.poll(into: &frames)
+                    // A chip that is not measuring (asleep after a reset) reads exact zeros on
+                    // every axis; a measuring one never does (noise). Those are not data.
+                    frames.removeAll { $0 == ChipSample(ax: 0, ay: 0, az: 0) }
+                    verdict = r.supervisor.polled(frames[...], overflowed: status == .overflow, now: now)
                 } catch {
-                    let e = chipError(error, sensor, bus: r.hw.busName)
-                    r.emit(EventRecord(t: origin + index * period, kind: .fault, detail: e.message))
-                    throw e
+                    let transient: Bool
+                    if case .bus(let e, _) = error { transient = e.kind.isTransient } else { transient = false }
+                    verdict = r.supervisor.pollFailed(transient: transient, reason: chipError(error, sensor, bus: r.hw.busName).message, now: now)
                 }
-                if status == .overflow {
-                    // Samples were lost: skip the time they covered and start the detectors afresh
-                    // rather than join old and new data.
-                    let lost = max((now - lastPoll) / period - Int64(frames.count), 1)
+                switch verdict {
+                case .retry(let at):
+                    nextPoll = at
+                    continue
+                case .fault(let reason):
+                    r.emit(EventRecord(t: origin + index * period, kind: .fault, detail: reason))
+                    Log.warning("fault: \(reason); re-probing, at most every \(r.supervisor.limits.maxBackoffMicros / 1_000_000) s, until the chip answers")
+                    r.notifier.send("STATUS=fault: \(reason)")
+                    nextPoll = r.supervisor.nextAttemptAt
+                    continue
+                case .wait:
+                    nextPoll = r.supervisor.phase == .faulted ? r.supervisor.nextAttemptAt : now + interval
+                    continue
+                case .recovered, .ok:
+                    break
+                }
+                // Samples were lost: skip the time they covered. A few samples missed between
+                // reads (no FIFO, a retried poll) are bridged; a real break (an overflow, a stall,
+                // a fault) restarts the detectors rather than join old and new data.
+                let missed = (now - lastPoll) / period - Int64(frames.count)
+                let stalled = !sensor.usesFIFO && verdict == .ok && !frames.isEmpty && missed * period >= Self.stallMicros
+                if status == .overflow || stalled || verdict == .recovered {
+                    let lost = max(missed, 1)
+                    let gapStart = origin + index * period
                     index += lost
+                    // The tamper detector keeps its armed reference through the reset: a kiosk
+                    // moved while its sensor was out is still a moved kiosk.
                     d.reset()
-                    rearmTamper = rearmTamper || (r.alarm.map { $0.state == .armed || $0.state == .triggered } ?? false)
-                    r.stats.overflows += 1
-                    Log.warning("FIFO overflow: about \(lost) samples lost; the FIFO was reset")
+                    let what: String
+                    if verdict == .recovered {
+                        what = "\(sensor.identity) at 0x\(hex(sensor.address)) answering again after \(r.supervisor.attempts) re-probe\(r.supervisor.attempts == 1 ? "" : "s")"
+                    } else {
+                        let cause = status == .overflow
+                            ? "FIFO overflow: about \(lost) samples lost; the FIFO was reset"
+                            : "no reading for \(EventRecord.seconds(lost * period)) s: the host did not poll in time (overloaded or suspended?)"
+                        r.stats.overflows += status == .overflow ? 1 : 0
+                        r.emit(EventRecord(t: gapStart, kind: .fault, detail: cause))
+                        Log.warning(cause)
+                        what = status == .overflow ? "FIFO running again" : "reading again"
+                    }
+                    r.emit(EventRecord(t: origin + index * period, kind: .recovered, detail: what, gapMicros: lost * period))
+                    Log.info("recovered: \(what); \(EventRecord.seconds(lost * period)) s of data missing")
+                    r.notifier.send("STATUS=watching \(sensor.identity) on \(r.hw.busName)")
+                } else if !sensor.usesFIFO && !frames.isEmpty && missed > 0 {
+                    index += missed
+                    r.stats.skipped += Int(missed)
                 }
-                lastPoll = now
+                if !frames.isEmpty { lastPoll = now }
                 for f in frames {
                     let raw = Sample(t: origin + index * period, accel: Vec3(f.ax, f.ay, f.az), gyro: Vec3(f.gx, f.gy, f.gz))
                     let s = r.board.mount.apply(raw)

@@ -29,6 +29,9 @@ public struct SimFault: Sendable, Equatable {
         case frozen
         /// The chip resets itself to its power-on state at `from` (a brown-out).
         case reset
+        /// The bus is fine but the host stops polling it (a process descheduled, a storage
+        /// stall): the bus ignores it; the run loop honours it, so a FIFO can overflow.
+        case stall
     }
 
     public var kind: Kind
@@ -61,9 +64,19 @@ public final class SimBus: I2CBus {
     /// The bus's clock.
     public let clock: SimClock
     var devices: [UInt8: SimulatedDevice] = [:]
-    /// Scheduled faults.
-    public var faults: [SimFault] = []
-    var resetsDone: Set<Int> = []
+    /// Scheduled faults, in any order; kept sorted by start.
+    public var faults: [SimFault] = [] {
+        didSet {
+            faults.sort { $0.from < $1.from }
+            cursor = 0
+            frozenNow = false
+            resetsApplied = []
+        }
+    }
+    /// Faults before this index have ended (and resets among them have happened).
+    var cursor = 0
+    var frozenNow = false
+    var resetsApplied: Set<Int> = []
     /// Transactions seen (each `writeRead` is one), successful or not.
     public private(set) var transactions = 0
     /// Transactions that failed by injection.
@@ -83,40 +96,67 @@ public final class SimBus: I2CBus {
     /// The device at `address`.
     public func device(at address: UInt8) -> SimulatedDevice? { devices[address] }
 
-    /// Applies faults whose time has come (resets happen once; freezes follow their span).
-    func applyFaults(now: Int64) {
-        for (i, f) in faults.enumerated() {
-            let targets = f.address.map { a in devices[a].map { [$0] } ?? [] } ?? Array(devices.values)
-            switch f.kind {
-            case .reset where now >= f.from && !resetsDone.contains(i):
-                resetsDone.insert(i)
-                for d in targets { (d as? FaultableDevice)?.powerOnReset(now: f.from) }
-            case .frozen:
-                let on = now >= f.from && now < f.to
-                for d in targets { if let d = d as? FaultableDevice, d.frozen != on { d.frozen = on } }
-            default:
-                break
-            }
+    func targets(_ f: SimFault) -> [SimulatedDevice] {
+        f.address.map { a in devices[a].map { [$0] } ?? [] } ?? Array(devices.values)
+    }
+
+    func applyReset(_ i: Int) {
+        guard faults[i].kind == .reset, !resetsApplied.contains(i) else { return }
+        resetsApplied.insert(i)
+        for d in targets(faults[i]) { (d as? FaultableDevice)?.powerOnReset(now: faults[i].from) }
+    }
+
+    /// The fault failing a transaction with `address` now, if any. Resets happen once, at their
+    /// start; freezes follow their span. Only faults from the cursor on are looked at, so a long
+    /// schedule costs little per transaction.
+    func activeFailure(now: Int64, address: UInt8) -> SimFault.Kind? {
+        while cursor < faults.count {
+            let f = faults[cursor]
+            let end = f.kind == .reset ? f.from : f.to
+            if now < end || (f.kind == .reset && now < f.from) { break }
+            applyReset(cursor)
+            cursor += 1
         }
+        var failing: SimFault.Kind?
+        var frozen = false
+        var i = cursor
+        while i < faults.count && faults[i].from <= now {
+            let f = faults[i]
+            if f.address == nil || f.address == address {
+                switch f.kind {
+                case .noAcknowledge, .ioError, .timeout:
+                    if now < f.to { failing = failing ?? f.kind }
+                case .frozen:
+                    if now < f.to { frozen = true }
+                case .reset:
+                    applyReset(i)
+                case .stall:
+                    break
+                }
+            }
+            i += 1
+        }
+        if frozen != frozenNow {
+            frozenNow = frozen
+            for d in devices.values { (d as? FaultableDevice)?.frozen = frozen }
+        }
+        return failing
+    }
+
+    /// The end of a `.stall` covering `now`, if any.
+    public func stallEnd(at now: Int64) -> Int64? {
+        faults.first { $0.kind == .stall && $0.from <= now && now < $0.to }?.to
     }
 
     public func writeRead(address: UInt8, write: UnsafeRawBufferPointer, read: UnsafeMutableRawBufferPointer) throws(I2CError) {
         transactions += 1
         let now = clock.now
-        applyFaults(now: now)
-        for f in faults where now >= f.from && now < f.to && (f.address == nil || f.address == address) {
-            switch f.kind {
-            case .noAcknowledge:
-                failedTransactions += 1
-                throw I2CError(.noAcknowledge)
-            case .ioError:
-                failedTransactions += 1
-                throw I2CError(.bus)
-            case .timeout:
-                failedTransactions += 1
-                throw I2CError(.timeout)
-            case .frozen, .reset:
-                break
+        if !faults.isEmpty, let kind = activeFailure(now: now, address: address) {
+            failedTransactions += 1
+            switch kind {
+            case .noAcknowledge: throw I2CError(.noAcknowledge)
+            case .ioError: throw I2CError(.bus)
+            default: throw I2CError(.timeout)
             }
         }
         guard let d = devices[address] else { throw I2CError(.noAcknowledge) }

@@ -1,0 +1,290 @@
+import Foundation
+@testable import JoltApp
+import JoltCore
+import JoltDrivers
+import JoltLinux
+import JoltMotion
+import JoltSim
+import JoltTrace
+import Testing
+
+@Suite("The chip supervisor: retries, faults, re-probes")
+struct SupervisorTests {
+    let frame = ChipSample(ax: 10, ay: -20, az: 1000)
+    func frames(_ n: Int, from k: Int32 = 0) -> ArraySlice<ChipSample> {
+        (0..<Int32(n)).map { ChipSample(ax: k + $0, ay: 0, az: 1000) }[...]
+    }
+
+    @Test("transient errors are retried three times with a doubling delay, then fault once")
+    func retries() {
+        var s = ChipSupervisor(periodMicros: 10_000, now: 0)
+        #expect(s.pollFailed(transient: true, reason: "x", now: 100) == .retry(at: 5_100))
+        #expect(s.pollFailed(transient: true, reason: "x", now: 5_100) == .retry(at: 15_100))
+        #expect(s.pollFailed(transient: true, reason: "x", now: 15_100) == .retry(at: 35_100))
+        #expect(s.pollFailed(transient: true, reason: "gone", now: 35_100) == .fault("gone"))
+        #expect(s.phase == .faulted && s.faults == 1)
+        // Further failures while faulted say nothing more.
+        #expect(s.pollFailed(transient: true, reason: "gone", now: 40_000) == .wait)
+        #expect(s.faults == 1)
+    }
+
+    @Test("a success between errors starts the count again; a permanent error faults at once")
+    func countResets() {
+        var s = ChipSupervisor(periodMicros: 10_000, now: 0)
+        for i in 0..<10 {
+            let t = Int64(i) * 20_000
+            #expect(s.pollFailed(transient: true, reason: "x", now: t) == .retry(at: t + 5_000))
+            #expect(s.polled(frames(1, from: Int32(i)), now: t + 5_000) == .ok)
+        }
+        #expect(s.faults == 0 && s.transientErrors == 10)
+        #expect(s.pollFailed(transient: false, reason: "EBUSY", now: 300_000) == .fault("EBUSY"))
+    }
+
+    @Test("re-probes back off from 100 ms to at most 5 s")
+    func backoff() {
+        var s = ChipSupervisor(periodMicros: 10_000, now: 0)
+        _ = s.pollFailed(transient: false, reason: "x", now: 0)
+        var delays: [Int64] = []
+        var now: Int64 = 0
+        for _ in 0..<10 {
+            #expect(!s.attemptDue(now: s.nextAttemptAt - 1))
+            delays.append(s.nextAttemptAt - now)
+            now = s.nextAttemptAt
+            #expect(s.attemptDue(now: now))
+            s.attempted(ok: false, now: now)
+        }
+        #expect(delays == [100_000, 200_000, 400_000, 800_000, 1_600_000, 3_200_000, 5_000_000, 5_000_000, 5_000_000, 5_000_000])
+        #expect(s.attempts == 10 && s.faults == 1)
+    }
+
+    @Test("no frames for 0.6 s is a fault; so are 0.6 s of identical frames")
+    func silenceAndStuck() {
+        var s = ChipSupervisor(periodMicros: 10_000, now: 0)
+        #expect(s.polled(frames(20), now: 200_000) == .ok)
+        #expect(s.polled([], now: 400_000) == .ok)
+        #expect(s.polled([], now: 800_000) == .ok)
+        guard case .fault(let why) = s.polled([], now: 800_001) else { Issue.record("no fault"); return }
+        #expect(why.contains("no data"))
+
+        var t = ChipSupervisor(periodMicros: 10_000, now: 0)
+        #expect(t.polled(frames(20), now: 200_000) == .ok)
+        let same = Array(repeating: frame, count: 20)[...]
+        #expect(t.polled(same, now: 400_000) == .ok)
+        #expect(t.polled(same, now: 600_000) == .ok)
+        guard case .fault(let stuck) = t.polled(same, now: 800_000) else { Issue.record("no fault"); return }
+        #expect(stuck.contains("stopped changing"))
+        // An overflow is the chip measuring: no silence fault.
+        var u = ChipSupervisor(periodMicros: 10_000, now: 0)
+        #expect(u.polled([], overflowed: true, now: 700_000) == .ok)
+    }
+
+    @Test("after a re-probe, only data that changes counts as recovered; frozen data goes back to backing off")
+    func verifying() {
+        var s = ChipSupervisor(periodMicros: 10_000, now: 0)
+        let same = Array(repeating: frame, count: 60)[...]
+        _ = s.polled(same, now: 600_000)
+        #expect(s.phase == .faulted)
+        s.attempted(ok: true, now: 700_000)
+        #expect(s.phase == .verifying)
+        #expect(s.polled(Array(repeating: frame, count: 20)[...], now: 900_000) == .wait)
+        #expect(s.polled(Array(repeating: frame, count: 40)[...], now: 1_300_001) == .wait)
+        #expect(s.phase == .faulted && s.nextAttemptAt == 1_300_001 + 200_000)
+        s.attempted(ok: true, now: 1_500_001)
+        #expect(s.polled(frames(3, from: 7), now: 1_600_000) == .recovered)
+        #expect(s.phase == .running && s.faults == 1)
+    }
+}
+
+/// A simulated board at 100 Hz with `faults` (entries of `sim.faults`), lying still unless a
+/// trace is given.
+func faultBoard(chip: String = "mpu6050", fifo: Bool = true, faults: String, motion: String = "rest", extra: String = "") -> String {
+    tempFile("""
+    {
+      "name": "faults", "bus": "sim", "rate_hz": 100, "fifo": \(fifo), \(extra)
+      "sim": { "chip": "\(chip)", "motion": "\(motion)", "loop": true, "faults": [\(faults)] }
+    }
+    """, name: "faults.json")
+}
+
+/// Runs a board in simulated time and returns the command (for its figures) and its JSON lines.
+func runFast(_ path: String, seconds: Double, trace: String? = nil, outputs: [String: OutputLine] = [:]) throws -> (RunCommand, [[String: Any]]) {
+    let board = try BoardProfile.load(path: path)
+    var o = RunCommand.Options(json: true, fast: true)
+    o.limitMicros = Int64(seconds * 1e6)
+    o.trace = trace
+    o.control = false
+    let out = OutputStream.capturing()
+    let cmd = try RunCommand(board: board, options: o, out: out, outputs: outputs)
+    try cmd.run()
+    let lines = try out.text.split(separator: "\n").map { l in
+        try #require(try JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any])
+    }
+    return (cmd, lines)
+}
+
+@Suite("Bus and chip faults, end to end on the simulated board")
+struct FaultRunTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var kind: String, chip: String, fifo: Bool
+        var testDescription: String { "\(kind) on the \(chip)\(fifo ? " with its FIFO" : " without a FIFO")" }
+    }
+    static let cases: [Case] = ["unplug", "io_error", "timeout", "reset", "frozen"].flatMap { k in
+        [Case(kind: k, chip: "mpu6050", fifo: true), Case(kind: k, chip: "mpu6050", fifo: false),
+         Case(kind: k, chip: "adxl345", fifo: true), Case(kind: k, chip: "adxl345", fifo: false)]
+    }
+
+    @Test("a fault lasting 3 s is detected within 1 s, reported once, recovered once, with the gap; no gesture invented", arguments: cases)
+    func faultAndRecovery(c: Case) throws {
+        let spec = c.kind == "reset" ? #"{"kind": "reset", "at_s": 10}"# : #"{"kind": "\#(c.kind)", "at_s": 10, "for_s": 3}"#
+        let (cmd, lines) = try runFast(faultBoard(chip: c.chip, fifo: c.fifo, faults: spec), seconds: 30)
+        let faults = lines.filter { $0["event"] as? String == "fault" }
+        let recovered = lines.filter { $0["event"] as? String == "recovered" }
+        #expect(faults.count == 1 && recovered.count == 1, "\(lines)")
+        #expect(lines.count == 2, "only the fault and its recovery: \(lines)")
+        #expect(cmd.supervisor.faultedAt - 10_000_000 <= 1_000_000, "detected \(Double(cmd.supervisor.faultedAt) / 1e6 - 10) s after it began")
+        let gap = try #require(recovered.first?["gap_s"] as? Double)
+        let t0 = try #require(faults.first?["t"] as? Double), t1 = try #require(recovered.first?["t"] as? Double)
+        #expect(Swift.abs((t1 - t0) - gap) < 0.02, "the gap is the time between the last and the next data")
+        if c.kind == "reset" {
+            #expect(gap > 0.1 && gap < 2, "gap \(gap) s")
+        } else if c.kind == "frozen" {
+            // Frozen data looks like data until it has been the same for 0.6 s.
+            #expect(gap > 2.1 && gap < 8.5, "gap \(gap) s for a 3 s freeze")
+        } else {
+            #expect(gap > 2.5 && gap < 8.5, "gap \(gap) s for a 3 s fault")
+        }
+        #expect(cmd.supervisor.phase == .running)
+        #expect(cmd.stats.streamMicros >= 29_000_000)
+    }
+
+    @Test("errors shorter than the retries are ridden out: no fault, no event; without a FIFO the skipped samples are counted", arguments: [true, false])
+    func transient(fifo: Bool) throws {
+        // 30 ms errors, one a second: the retries (after 5, 15 and 35 ms) outlast each.
+        let spec = (0..<100).map { #"{"kind": "\#($0 % 2 == 0 ? "io_error" : "timeout")", "at_s": \#(1 + Double($0) * 1.01), "for_s": 0.03}"# }.joined(separator: ",")
+        let (cmd, lines) = try runFast(faultBoard(fifo: fifo, faults: spec), seconds: 110)
+        #expect(lines.isEmpty, "\(lines)")
+        #expect(cmd.supervisor.faults == 0)
+        if fifo {
+            #expect(cmd.supervisor.transientErrors >= 10, "\(cmd.supervisor.transientErrors) errors")
+            #expect(cmd.stats.skipped == 0)
+            #expect(cmd.stats.samples >= 10_990, "the FIFO kept every sample: \(cmd.stats.samples)")
+        } else {
+            #expect(cmd.supervisor.transientErrors >= 300, "\(cmd.supervisor.transientErrors) errors")
+            #expect(cmd.stats.skipped >= 200 && cmd.stats.skipped <= 500, "\(cmd.stats.skipped) samples skipped")
+        }
+    }
+
+    @Test("a chip unplugged for 10 minutes: one fault, one recovery, re-probed at a slow pace, then it carries on by itself")
+    func longUnplug() throws {
+        let (cmd, lines) = try runFast(faultBoard(faults: #"{"kind": "unplug", "at_s": 5, "for_s": 600}"#, motion: "demo"), seconds: 660)
+        let kinds = lines.map { $0["event"] as! String }
+        #expect(kinds.filter { $0 == "fault" }.count == 1 && kinds.filter { $0 == "recovered" }.count == 1)
+        // 100 ms doubling to 5 s: about 120 re-probes in 10 minutes, not one per poll.
+        #expect(cmd.supervisor.attempts >= 110 && cmd.supervisor.attempts <= 130, "\(cmd.supervisor.attempts) re-probes")
+        let gap = try #require(lines.first { $0["event"] as? String == "recovered" }?["gap_s"] as? Double)
+        #expect(gap >= 600 && gap < 606)
+        // The demo keeps playing after the recovery, and its shakes are detected.
+        let recoveredAt = try #require(lines.first { $0["event"] as? String == "recovered" }?["t"] as? Double)
+        let shakes = lines.filter { $0["event"] as? String == "shake" && $0["phase"] as? String == "began" && ($0["t"] as! Double) > recoveredAt }
+        #expect(shakes.count >= 3, "\(shakes.count) shakes in the 55 s after recovery")
+    }
+
+    @Test("a FIFO overflow (the host stalled 2 s): reported as a fault with the samples lost, the FIFO reset, the gap given", arguments: ["mpu6050", "adxl345"])
+    func overflow(chip: String) throws {
+        let (cmd, lines) = try runFast(faultBoard(chip: chip, faults: #"{"kind": "stall", "at_s": 8, "for_s": 2}"#), seconds: 20)
+        #expect(lines.count == 2, "\(lines)")
+        let fault = try #require(lines.first)
+        #expect((fault["detail"] as? String)?.contains("FIFO overflow") == true)
+        let gap = try #require(lines.last?["gap_s"] as? Double)
+        #expect(gap > 1.5 && gap < 2.5, "gap \(gap)")
+        #expect(cmd.stats.overflows == 1 && cmd.supervisor.faults == 0)
+    }
+
+    @Test("a stall without a FIFO is a break in the data, reported the same way")
+    func stallWithoutFIFO() throws {
+        let (_, lines) = try runFast(faultBoard(fifo: false, faults: #"{"kind": "stall", "at_s": 8, "for_s": 2}"#), seconds: 20)
+        #expect(lines.map { $0["event"] as! String } == ["fault", "recovered"])
+        let gap = try #require(lines.last?["gap_s"] as? Double)
+        #expect(gap > 1.9 && gap < 2.1)
+    }
+
+    /// A kiosk trace: still for 6 s, then (while its sensor is unplugged, 5.5 to 10 s) shaken and,
+    /// if `tilt`, left leaning by 30°; then still.
+    func kioskTrace(tilt: Bool) -> String {
+        var m = Motion(rate: 100, seed: 5)
+        m.rest(6)
+        m.shake(freq: 5, amp: 2.5, axis: V3(1, 0, 0), seconds: 1.5)
+        if tilt { m.rotate(axis: V3(0, 1, 0), degrees: 30, seconds: 0.6) }
+        m.rest(16)
+        var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
+        for s in m.take() { text += TraceWriter.row(s, gyro: true) }
+        return tempFile(text, name: "kiosk.csv")
+    }
+
+    @Test("an armed alarm stays armed through a fault; a kiosk moved while its sensor was out triggers it on recovery", arguments: [false, true])
+    func alarmThroughFault(tilt: Bool) throws {
+        let sock = socketPath()
+        let board = try kioskBoard(socket: sock, extra: #""sim": { "chip": "mpu6050", "motion": "rest", "faults": [{"kind": "unplug", "at_s": 5.5, "for_s": 4.5}] },"#)
+        let text = try String(contentsOfFile: board, encoding: .utf8).replacingOccurrences(of: #""sim": { "chip": "mpu6050", "motion": "lift", "at_end": "rest" },"#, with: "")
+        let path = tempFile(text, name: "kiosk-faults.json")
+        let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
+        let (cmd, lines) = try runFast(path, seconds: 20, trace: kioskTrace(tilt: tilt), outputs: ["buzzer": buzzer])
+        let names = lines.map { "\($0["event"]!)\($0["state"].map { ".\($0)" } ?? "")" }
+        #expect(names.filter { $0 == "fault" }.count == 1 && names.filter { $0 == "recovered" }.count == 1, "\(names)")
+        #expect(!names.contains("shake"), "the shake happened while the sensor was out: \(names)")
+        if tilt {
+            #expect(names.contains("tamper") && names.contains("alarm.triggered"), "\(names)")
+            #expect(cmd.alarm?.state == .triggered)
+            #expect(buzzer.changes.first?.1 == true)
+        } else {
+            #expect(names == ["alarm.arming", "alarm.armed", "fault", "recovered"], "\(names)")
+            #expect(cmd.alarm?.state == .armed)
+            #expect(buzzer.changes.isEmpty)
+        }
+        #expect(buzzer.isReleased && !buzzer.isActive)
+    }
+
+    @Test("a triggered alarm keeps sounding its cadence through a fault, in real time")
+    func buzzerThroughFault() throws {
+        let sock = socketPath()
+        let board = try kioskBoard(socket: sock, extra: #""sim": { "chip": "mpu6050", "motion": "lift", "at_end": "rest", "faults": [{"kind": "unplug", "at_s": 5, "for_s": 2}] },"#)
+        let text = try String(contentsOfFile: board, encoding: .utf8).replacingOccurrences(of: #""sim": { "chip": "mpu6050", "motion": "lift", "at_end": "rest" },"#, with: "")
+        let b = try BoardProfile.load(path: tempFile(text, name: "kiosk-faults.json"))
+        let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
+        var o = RunCommand.Options(json: true)
+        o.trace = liftTrace()   // triggers about 2.5 s in
+        o.limitMicros = 8_500_000
+        o.control = false
+        let out = OutputStream.capturing()
+        let cmd = try RunCommand(board: b, options: o, out: out, outputs: ["buzzer": buzzer])
+        let start = Sys.monotonicMicros()
+        try cmd.run()
+        let events = out.text
+        #expect(events.contains("\"state\":\"triggered\"") && events.contains("\"event\":\"fault\"") && events.contains("\"event\":\"recovered\""), "\(events)")
+        #expect(!events.contains("\"state\":\"disarmed\""))
+        // Edges every 500 ms from the trigger to the end, the fault (5 to 7 s) included.
+        let edges = buzzer.changes.map { Double($0.0 - start) / 1e6 }
+        let during = edges.filter { $0 > 5.1 && $0 < 7.0 }
+        #expect(during.count >= 3, "buzzer edges during the fault: \(during)")
+        for (a, b) in zip(edges, edges.dropFirst()).dropLast() {
+            #expect(Swift.abs(b - a - 0.5) < 0.08, "an edge \(b - a) s after the last")
+        }
+        #expect(buzzer.isReleased && !buzzer.isActive)
+    }
+
+    @Test("sim.faults in a board file: bad entries are refused with the field's path")
+    func badFaultConfig() {
+        let cases: [(String, String)] = [
+            (#"{"kind": "melt", "at_s": 1, "for_s": 1}"#, "sim.faults[0].kind"),
+            (#"{"kind": "unplug", "for_s": 1}"#, "sim.faults[0].at_s: missing"),
+            (#"{"kind": "unplug", "at_s": 1}"#, "sim.faults[0].for_s: missing"),
+            (#"{"kind": "unplug", "at_s": -1, "for_s": 1}"#, "sim.faults[0].at_s"),
+            (#"{"kind": "reset", "at_s": 1, "colour": 1}"#, "sim.faults[0].colour: unknown key"),
+            (#"7"#, "sim.faults[0]: must be an object"),
+        ]
+        for (spec, message) in cases {
+            let r = jolt(["run", "--board", faultBoard(faults: spec), "--fast", "--seconds", "1"])
+            #expect(r.code == .config && r.error.contains(message), "\(spec): \(r.error)")
+        }
+    }
+}
