@@ -3,6 +3,7 @@ import Glibc
 #endif
 import JoltCore
 import JoltCorpus
+import JoltLinux
 
 /// A command's help: the one text that `jolt COMMAND --help` prints and docs/cli.md is made of.
 struct CommandHelp {
@@ -123,6 +124,27 @@ public enum JoltCLI {
             ],
             examples: ["jolt eval", "jolt eval --rate 400 ../shared/data/wrist-imu", "jolt eval --json --gate"]),
         CommandHelp(
+            name: "soak", summary: "live a day (or a month) of a kiosk on the simulated board, faults and all, in minutes",
+            usage: "jolt soak [--hours H] [--seed N] [--rate HZ] [--chip mpu6050|adxl345] [--no-fifo] [--json]",
+            details: """
+                Plans H hours of motion from the seed: rests of 20-70 s with a shake or a flip between them,
+                and in about a third of the rests a fault (the chip unplugged for seconds, or for minutes
+                every few hours; bus errors; a brown-out reset; frozen data; a host stall that overflows the
+                FIFO), plus a dozen 1-25 ms bus errors an hour anywhere. 'jolt run' plays it on simulated time
+                and the soak checks what it reported: every gesture detected and nothing else, every fault
+                reported once (within 1 s) and recovered once, short errors never reported, and the resident
+                memory flat (at most 2 MiB more at the end than after the first hour). Exits 1 otherwise.
+                """,
+            options: [
+                ("--hours H", "simulated hours (default 24)"),
+                ("--seed N", "the plan's seed (default 1)"),
+                ("--rate HZ", "the chip's rate (default 100)"),
+                ("--chip NAME", "mpu6050 (default) or adxl345"),
+                ("--no-fifo", "read each sample instead of draining the FIFO"),
+                ("--json", "the figures as one JSON object"),
+            ],
+            examples: ["jolt soak", "jolt soak --hours 168 --seed 7", "jolt soak --chip adxl345 --no-fifo --hours 2"]),
+        CommandHelp(
             name: "probe", summary: "find the supported chips on the I2C buses (like i2cdetect)",
             usage: "jolt probe [--bus N]",
             details: """
@@ -226,6 +248,7 @@ public enum JoltCLI {
         case "arm", "disarm", "status": try controlRequest(name, rest, out: out)
         case "safe": try safe(rest, out: out)
         case "eval": try eval(rest, out: out)
+        case "soak": try soak(rest, out: out)
         default: throw JoltError(.software, "command '\(name)' is listed but not wired")
         }
     }
@@ -307,6 +330,7 @@ public enum JoltCLI {
     }
 
     static func run(_ args: [String], out: OutputStream) throws(JoltError) {
+        SignalChannel.block([SIGINT, SIGTERM, SIGHUP])
         let a = try Arguments(command: "run", args, valued: ["--board", "--seconds", "--trace", "--sensitivity"],
                               flags: ["--json", "--fast", "--forever", "--quiet"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt run: unexpected argument '\(a.positional[0])' (see jolt run --help)") }
@@ -394,6 +418,32 @@ public enum JoltCLI {
             }
         }
         if let failed { throw failed }
+    }
+
+    static func soak(_ args: [String], out: OutputStream) throws(JoltError) {
+        let a = try Arguments(command: "soak", args, valued: ["--hours", "--seed", "--rate", "--chip"], flags: ["--json", "--no-fifo"])
+        guard a.positional.isEmpty else { throw JoltError(.usage, "jolt soak: unexpected argument '\(a.positional[0])' (see jolt soak --help)") }
+        var o = SoakCommand.Options()
+        if let h = try a.fixed("--hours", places: 3, range: 100...8_760_000, unit: "h") { o.hours = Double(h) / 1000 }
+        if let s = a.value("--seed") {
+            guard let v = UInt64(s) else { throw JoltError(.usage, "jolt soak: --seed must be a whole number, found '\(s)'") }
+            o.seed = v
+        }
+        if let r = try a.fixed("--rate", places: 3, range: 12_500...1_000_000, unit: "Hz") { o.rateMilliHz = Int32(r) }
+        if let c = a.value("--chip") {
+            guard let chip = ChipKind(rawValue: c) else { throw JoltError(.usage, "jolt soak: --chip must be mpu6050 or adxl345, found '\(c)'") }
+            o.chip = chip
+        }
+        o.fifo = !a.flag("--no-fifo")
+        o.json = a.flag("--json")
+        o.progress = !o.json && OutputStream.standardError.isTerminal
+        let soak = SoakCommand(options: o)
+        let report = try soak.run(out: out)
+        soak.print(report, out: out)
+        if !report.passed {
+            out.flush()
+            throw JoltError(.failure, "jolt soak: the run did not hold up (see the problems above)")
+        }
     }
 
     static func eval(_ args: [String], out: OutputStream) throws(JoltError) {

@@ -67,8 +67,11 @@ public enum Log {
     nonisolated(unsafe) static var toJournal: Bool = getenv("JOURNAL_STREAM") != nil
     /// When false, `info` lines are dropped (`--quiet`).
     nonisolated(unsafe) public static var verbose = true
+    /// When true, nothing is logged (a soak checks and reports the run's faults itself).
+    nonisolated(unsafe) public static var silent = false
 
     static func line(_ priority: Int, _ tag: String, _ message: String) {
+        if silent { return }
         let text = toJournal ? "<\(priority)>\(message)\n" : "jolt: \(tag)\(message)\n"
         OutputStream.standardOutput.flush()
         OutputStream.standardError.write(text)

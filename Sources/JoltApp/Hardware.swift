@@ -16,27 +16,8 @@ final class SimWorld {
     /// The trace's first time, µs, when playing a trace (so times match `jolt replay`).
     let origin: Int64
 
-    init(board: BoardProfile, samples: [Sample], origin: Int64, address: UInt8) {
+    init(board: BoardProfile, source: MotionSource, origin: Int64, address: UInt8) {
         bus = SimBus(clock: clock)
-        let source: MotionSource
-        if board.sim.atEnd == "rest" && !board.sim.loop, let last = samples.last {
-            // After the motion, the device lies still where it ended up, until the run stops.
-            let rate = 1e9 / Double(Units.periodMicros(rateMilliHz: board.rateMilliHz)) / 1000
-            var m = Motion(rate: rate, seed: 99)
-            m.up = V3(Double(last.accel.x), Double(last.accel.y), Double(last.accel.z)).unit
-            m.t = Double(last.t) / 1e6 + m.dt
-            var first: [Sample]? = samples
-            source = GeneratedSource {
-                if let f = first {
-                    first = nil
-                    return f
-                }
-                m.rest(1)
-                return m.take()
-            }
-        } else {
-            source = SampleListSource(samples, loop: board.sim.loop)
-        }
         switch board.sim.chip {
         case .mpu6050: device = SimMPU6050(source: source)
         case .adxl345: device = SimADXL345(source: source)
@@ -44,6 +25,35 @@ final class SimWorld {
         bus.attach(device, at: address)
         bus.faults = board.sim.faults
         self.origin = origin
+    }
+
+    /// The source for a list of samples: played once (then, with `at_end: rest`, lying still
+    /// where it ended up), or looped.
+    static func source(board: BoardProfile, samples: [Sample]) -> MotionSource {
+        guard board.sim.atEnd == "rest" && !board.sim.loop, let last = samples.last else {
+            return SampleListSource(samples, loop: board.sim.loop)
+        }
+        let rate = 1e9 / Double(Units.periodMicros(rateMilliHz: board.rateMilliHz)) / 1000
+        var m = Motion(rate: rate, seed: 99)
+        m.up = V3(Double(last.accel.x), Double(last.accel.y), Double(last.accel.z)).unit
+        m.t = Double(last.t) / 1e6 + m.dt
+        var first: [Sample]? = samples
+        return GeneratedSource {
+            if let f = first {
+                first = nil
+                return f
+            }
+            m.rest(1)
+            return m.take()
+        }
+    }
+
+    /// Sim time of source sample 0, µs (known once the chip has made its first sample); sample i
+    /// is made at `sourceStart + (i + 1) × period`.
+    var sourceStart: Int64? {
+        if let d = device as? SimMPU6050 { return d.sourceStart }
+        if let d = device as? SimADXL345 { return d.sourceStart }
+        return nil
     }
 
     /// Whether the motion has run out (the chip then repeats its last reading).
@@ -75,10 +85,10 @@ final class Hardware {
     /// Opens the board's bus, finds its chip and builds the sensor (not yet configured).
     /// `trace` (simulated boards) plays a recording instead of the board's script; its rate
     /// becomes the board's.
-    static func open(_ board: BoardProfile, trace: String? = nil) throws(JoltError) -> Hardware {
+    static func open(_ board: BoardProfile, trace: String? = nil, source: MotionSource? = nil) throws(JoltError) -> Hardware {
         var board = board
         if board.isSimulated {
-            return try openSim(&board, trace: trace ?? board.sim.trace.map { resolve($0, against: board.file) })
+            return try openSim(&board, trace: trace ?? board.sim.trace.map { resolve($0, against: board.file) }, source: source)
         }
         if trace != nil {
             throw JoltError(.usage, "--trace plays a recording on the simulated board only; \(board.file) uses \(board.bus)")
@@ -99,13 +109,15 @@ final class Hardware {
         return String(file[..<slash]) + "/" + path
     }
 
-    static func openSim(_ board: inout BoardProfile, trace: String?) throws(JoltError) -> Hardware {
+    static func openSim(_ board: inout BoardProfile, trace: String?, source given: MotionSource? = nil) throws(JoltError) -> Hardware {
         let chip = board.chip ?? board.sim.chip
         board.sim.chip = chip
         let address = board.address ?? (chip == .mpu6050 ? MPU6050Spec.addressLow : ADXL345Spec.addressLow)
         var samples: [Sample] = []
         var origin: Int64 = 0
-        if let trace {
+        if given != nil {
+            // The caller's motion (a soak): nothing to read.
+        } else if let trace {
             let f = try TraceFile(path: trace)
             board.rateMilliHz = f.rateMilliHz
             while let s = try f.next() { samples.append(s) }
@@ -115,7 +127,7 @@ final class Hardware {
             let script = MotionScript(rawValue: board.sim.motion) ?? .demo
             samples = script.samples(rateHz: Double(board.rateMilliHz) / 1000)
         }
-        let world = SimWorld(board: board, samples: samples, origin: origin, address: address)
+        let world = SimWorld(board: board, source: given ?? SimWorld.source(board: board, samples: samples), origin: origin, address: address)
         let sensor: Sensor
         switch chip {
         case .mpu6050: sensor = try MPU6050Sensor(bus: world.bus, address: address, board: board)

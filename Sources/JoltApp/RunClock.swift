@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import JoltDrivers
 import JoltLinux
 import JoltSim
@@ -34,10 +37,30 @@ final class RunClock {
     }
 }
 
-/// A driver's delay on the run's clock.
+/// A driver's delay on the run's clock. With `interrupt` (the signal descriptor), a real-time
+/// delay ends early when a signal is pending, so that a stop is never held up by a chip's reset
+/// wait; the driver then fails or finishes quickly, and the run loop sees the signal.
 struct ClockDelay: Delay {
     let clock: RunClock
+    var interrupt: Int32?
+
+    init(clock: RunClock, interrupt: Int32? = nil) {
+        self.clock = clock
+        self.interrupt = interrupt
+    }
+
     mutating func delay(milliseconds: UInt32) {
-        clock.advance(to: clock.now + Int64(milliseconds) * 1000)
+        let until = clock.now + Int64(milliseconds) * 1000
+        guard let fd = interrupt, !clock.virtual else {
+            clock.advance(to: until)
+            return
+        }
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        var now = clock.now
+        while now < until {
+            _ = try? Sys.poll(&fds, timeoutMicros: until - now)
+            if fds[0].revents != 0 { return }
+            now = clock.now
+        }
     }
 }

@@ -25,6 +25,8 @@ final class RunCommand {
         var control = true
         /// When the chip counts as faulted, and how fast it is re-probed.
         var supervision = ChipSupervisor.Limits()
+        /// Simulated boards: the motion to play, instead of the board's script or trace.
+        var source: MotionSource?
     }
 
     var board: BoardProfile
@@ -60,6 +62,10 @@ final class RunCommand {
         var triggeredAtWall: Int64?
     }
     var stats = Stats()
+    /// Sees each event as it is emitted, with the run clock's time (a soak checks them this way).
+    var observer: ((EventRecord, Int64) -> Void)?
+    /// Called at each wake-up with the run clock's time.
+    var onWake: ((Int64) -> Void)?
     /// The chip's health: retries, faults, re-probes. Kept across reloads.
     var supervisor = ChipSupervisor(periodMicros: 10_000, now: 0)
 
@@ -71,7 +77,7 @@ final class RunCommand {
         self.board = b
         self.options = options
         self.out = out
-        hw = try Hardware.open(b, trace: options.trace)
+        hw = try Hardware.open(b, trace: options.trace, source: options.source)
         if options.fast && hw.sim == nil {
             throw JoltError(.usage, "--fast runs simulated time; \(board.file) is real hardware on \(board.bus)")
         }
@@ -92,7 +98,7 @@ final class RunCommand {
         signal(SIGPIPE, SIG_IGN)
         try lockBus()
         defer { shutdown() }
-        var delay = ClockDelay(clock: clock)
+        var delay = ClockDelay(clock: clock, interrupt: signals?.fd)
         let sensor = hw.sensor
         do {
             try sensor.start(delay: &delay)
@@ -157,8 +163,10 @@ final class RunCommand {
     /// The fail-safe, on every way out: outputs inactive, lines released, socket removed.
     func shutdown() {
         notifier.send("STOPPING=1")
+        let hadWorker = worker != nil
         worker?.stop()
         worker = nil
+        if hadWorker && !outputs.isEmpty { Log.info("outputs inactive, lines released: \(outputs.keys.sorted().joined(separator: ", "))") }
         for (_, i) in inputs { i.release() }
         control?.close()
         control = nil
@@ -209,6 +217,7 @@ final class RunCommand {
     /// Every event goes through here: counted, then to its actions on the action thread.
     func emit(_ r: EventRecord) {
         stats.events += 1
+        observer?(r, clock.now)
         var actions: [Action] = [.stdout]
         if let m = board.actions {
             actions = []
@@ -318,6 +327,7 @@ final class RunCommand {
                 r.readKeySwitch(&d)
                 if now < nextPoll { continue }   // woken early by a control request
                 r.stats.wakeups += 1
+                r.onWake?(now)
                 if let end = r.hw.sim?.bus.stallEnd(at: now) {
                     nextPoll = end   // a simulated host stall: no polling until it ends
                     continue
@@ -329,7 +339,7 @@ final class RunCommand {
                 // Faulted: re-probe when due, and otherwise wait for that.
                 if r.supervisor.phase == .faulted {
                     if r.supervisor.attemptDue(now: now) {
-                        var delay = ClockDelay(clock: r.clock)
+                        var delay = ClockDelay(clock: r.clock, interrupt: r.signals?.fd)
                         let ok = (try? sensor.start(delay: &delay)) != nil
                         r.supervisor.attempted(ok: ok, now: r.clock.now)
                     }

@@ -64,6 +64,16 @@ public final class SignalChannel {
 
     deinit { Glibc.close(fd) }
 
+    /// Blocks `signals` for the calling thread now, before a `SignalChannel` exists: a signal
+    /// that arrives while a command starts up then waits for the channel instead of killing the
+    /// process before it can put its outputs in their safe state.
+    public static func block(_ signals: [Int32]) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in signals { sigaddset(&set, s) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
     /// The next pending signal, or nil.
     public func next() -> Int32? {
         var info = signalfd_siginfo()

@@ -12,7 +12,8 @@ public final class SimADXL345: FaultableDevice {
     let source: MotionSource
     var measuring = false
     var nextSampleAt: Int64 = 0
-    var sourceStart: Int64?
+    /// Sim time of the source's sample 0 minus one period, µs (set at the first sample made).
+    public internal(set) var sourceStart: Int64?
     var sourceIndex = -1
     var last = Sample(t: 0, accel: Vec3(0, 0, 1000))
     var latest: (Int16, Int16, Int16) = (0, 0, 0)

@@ -18,7 +18,8 @@ public final class SimMPU6050: FaultableDevice {
     var resetDoneAt: Int64 = 0
     var awake = false
     var nextSampleAt: Int64 = 0
-    var sourceStart: Int64?
+    /// Sim time of the source's sample 0 minus one period, µs (set at the first sample made).
+    public internal(set) var sourceStart: Int64?
     var sourceIndex = -1
     var last = Sample(t: 0, accel: Vec3(0, 0, 1000))
     /// Whether the motion source has run out; the chip then makes no more samples.

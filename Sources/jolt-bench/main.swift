@@ -20,6 +20,7 @@ struct Options {
     var restWorkload = false     // with --callgrind: a device lying still instead of mixed motion
     var withCallgrind = true
     var jolt: String?
+    var signalTrials = 10
 }
 
 func fail(_ m: String) -> Never {
@@ -56,6 +57,7 @@ while !args.isEmpty {
         o.runs = 2
         o.daemonSeconds = 3
         o.replayMinutes = 5
+        o.signalTrials = 3
     case "-h", "--help":
         print("""
             usage: jolt-bench [--json] [--samples N] [--runs K] [--daemon-seconds S] [--replay-minutes M]
@@ -465,6 +467,73 @@ func daemon(fifo: Bool) -> (cpuPercent: Double, wakeups: Double, transactions: D
 let daemonFIFO = daemon(fifo: true)
 let daemonPlain = daemon(fifo: false)
 
+// Stop latency: jolt run with its alarm sounding, SIGTERM at a random moment of the cadence, the
+// time until the process has exited (its outputs go inactive before it exits, so this bounds
+// the time the buzzer can go on sounding).
+func stopLatencies() -> [Double] {
+    guard o.signalTrials > 0 else { return [] }
+    var m = Motion(rate: 100, seed: 21)
+    m.rest(1.5)
+    m.liftAndCarry(carry: 30)
+    var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
+    for s in m.take() { text += TraceWriter.row(s, gyro: true) }
+    let trace = tmp + "/lift.csv", board = tmp + "/kiosk.json"
+    for (path, body) in [(trace, text), (board, """
+        { "name": "bench kiosk", "bus": "sim", "chip": "mpu6050", "rate_hz": 100, "fifo": true, "fifo_poll_ms": 100,
+          "outputs": { "buzzer": { "line": "GPIO17" } },
+          "control": { "socket": "\(tmp)/jolt.sock" },
+          "alarm": { "armed_at_start": true, "arming_ms": 300, "triggers": ["shake", "flip", "tamper"], "output": "buzzer",
+                     "cadence": { "on_ms": 500, "off_ms": 500 } } }
+        """)] {
+        let f = fopen(path, "w")!
+        fputs(body, f)
+        fclose(f)
+    }
+    log("stop latency: \(o.signalTrials) runs, SIGTERM while the alarm sounds…")
+    var rng = SplitMix64(seed: 5)
+    var result: [Double] = []
+    for _ in 0..<o.signalTrials {
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        let argv = [joltPath, "run", "--board", board, "--trace", trace]
+        var cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        var pid: pid_t = 0
+        let r = posix_spawnp(&pid, argv[0], &actions, nil, &cargs, environ)
+        close(fds[1])
+        for p in cargs { free(p) }
+        posix_spawn_file_actions_destroy(&actions)
+        guard r == 0 else { close(fds[0]); return [] }
+        // Read until the buzzer first goes active, then wait 0 to 1 s (on or off in the cadence).
+        var seen = ""
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !seen.contains(": active\n") {
+            let n = read(fds[0], &chunk, chunk.count)
+            if n <= 0 { break }
+            seen += String(decoding: chunk[0..<n], as: UTF8.self)
+        }
+        usleep(UInt32(rng.uniform(0, 1) * 1e6))
+        let t0 = now()
+        kill(pid, SIGTERM)
+        while read(fds[0], &chunk, chunk.count) > 0 {}
+        var st: Int32 = 0
+        waitpid(pid, &st, 0)
+        let t1 = now()
+        close(fds[0])
+        guard seen.contains(": active\n"), (st >> 8) & 0xFF == 0 else {
+            log("stop latency: the run did not sound or did not exit 0 (status \(st)): \(seen.suffix(300))")
+            return []
+        }
+        result.append(Double(t1 - t0) / 1e6)
+    }
+    return result
+}
+let stops = stopLatencies()
+
 // Instructions per sample, from callgrind: the default set over mixed motion, and at rest.
 func callgrind(rest: Bool) -> Double? {
     let n = 200_000
@@ -531,6 +600,7 @@ if o.json {
         return "{\"cpu_percent\":\(f(x.cpuPercent, 3)),\"wakeups_per_second\":\(f(x.wakeups, 1)),\"transactions_per_second\":\(f(x.transactions, 1))}"
     }
     j += ",\"daemon\":{\"seconds\":\(o.daemonSeconds),\"fifo\":\(d(daemonFIFO)),\"no_fifo\":\(d(daemonPlain))}"
+    j += ",\"stop_after_sigterm_ms\":\(stops.isEmpty ? "null" : "{\"trials\":\(stops.count),\"p50\":\(f(median(stops), 1)),\"max\":\(f(stops.max(), 1))}")"
     j += ",\"core_code_bytes_cortex_m\":\(coreBytes.map(String.init) ?? "null"),\"firmware_code_bytes_cortex_m\":\(firmwareBytes.map(String.init) ?? "null")}"
     print(j)
 } else {
@@ -552,6 +622,7 @@ if o.json {
     t += "\njolt run, simulated MPU6050 at 100 Hz for \(o.daemonSeconds) s\n"
     t += d("  with the FIFO   ", daemonFIFO)
     t += d("  without the FIFO", daemonPlain)
+    t += "\nSIGTERM while the alarm sounds → outputs inactive and exited: " + (stops.isEmpty ? "not measured" : "p50 \(f(median(stops), 1)) ms, max \(f(stops.max(), 1)) ms over \(stops.count) runs") + "\n"
     t += "\ncore code for Cortex-M (Embedded Swift, armv7em, -Osize): \(firmwareBytes.map { "\($0) bytes" } ?? "—") for a firmware with the default detectors and the alarm; \(coreBytes.map { "\($0) bytes" } ?? "—") for the whole module with every algorithm\n"
     print(t, terminator: "")
 }

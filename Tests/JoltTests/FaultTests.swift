@@ -288,3 +288,49 @@ struct FaultRunTests {
         }
     }
 }
+
+@Suite("jolt soak")
+struct SoakTests {
+    @Test("half a simulated hour with faults: every gesture found, every fault reported once and recovered, nothing else")
+    func halfHour() throws {
+        var o = SoakCommand.Options()
+        o.hours = 0.5
+        o.seed = 11
+        o.progress = false
+        let soak = SoakCommand(options: o)
+        let r = try soak.run(out: OutputStream.capturing())
+        #expect(r.shakes >= 15 && r.flips >= 5 && r.faultsInjected >= 8, "a plan with something in it: \(r.shakes) shakes, \(r.flips) flips, \(r.faultsInjected) faults")
+        #expect(r.shakesFound == r.shakes && r.facesDown == r.flips && r.facesUp == r.flips)
+        #expect(r.unexpected.isEmpty, "\(r.unexpected)")
+        #expect(r.faultProblems.isEmpty, "\(r.faultProblems)")
+        #expect(r.faultsReported == r.faultsInjected && r.faultsRecovered == r.faultsInjected)
+        #expect(r.passed)
+        let out = OutputStream.capturing()
+        soak.print(r, out: out)
+        #expect(out.text.contains("verdict           PASS"))
+    }
+
+    @Test("the soak's check fails a run that missed a gesture, repeated a fault report, or raised a stray shake")
+    func checkCanFail() {
+        let soak = SoakCommand(options: SoakCommand.Options())
+        var plan = SoakCommand.Plan()
+        plan.gestures = [SoakCommand.Gesture(kind: .shake, from: 100, to: 250), SoakCommand.Gesture(kind: .shake, from: 5000, to: 5150)]
+        plan.faults = [SoakCommand.PlannedFault(fault: SimFault(.noAcknowledge, from: 20_000_000, to: 30_000_000), name: "unplug", transient: false),
+                       SoakCommand.PlannedFault(fault: SimFault(.ioError, from: 60_000_000, to: 60_010_000), name: "bus error (ms)", transient: true)]
+        // Sample i is at (i + 1) × 10 ms: the first shake is 1.01-2.51 s, the second 50.01-51.51 s.
+        let events: [(EventRecord.Kind, Int64)] = [
+            (.shake(.began), 1_500_000),
+            (.fault, 20_040_000), (.fault, 25_000_000), (.recovered, 31_000_000),
+            (.shake(.began), 40_000_000),
+            (.recovered, 60_100_000),
+        ]
+        var r = SoakCommand.Report()
+        soak.check(&plan, events: events, sourceStart: 0, into: &r)
+        #expect(r.shakes == 2 && r.shakesFound == 1)
+        #expect(r.unexpected.count == 1 && r.unexpected[0].hasPrefix("shake.began at 40.0 s"), "\(r.unexpected)")
+        #expect(r.faultProblems.count == 2, "\(r.faultProblems)")
+        #expect(r.faultProblems.contains { $0.contains("2 fault and 1 recovered") })
+        #expect(r.faultProblems.contains { $0.contains("bus error at 60.0 s was reported") || $0.contains("was reported") })
+        #expect(!r.passed)
+    }
+}

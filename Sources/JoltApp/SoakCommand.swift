@@ -1,0 +1,373 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+import JoltLinux
+import JoltMotion
+import JoltSim
+import JoltTrace
+
+/// `jolt soak`: a kiosk's day (or a month) on the simulated board in minutes of wall time. The
+/// motion is planned from a seed: long rests with a shake or a flip between them, and faults
+/// injected at random in the rests (unplugged for seconds or for minutes, bus errors, brown-outs,
+/// frozen data, host stalls) plus short bus errors anywhere. `jolt run` itself runs it on
+/// simulated time, and the soak checks what it reported against the plan: every gesture detected,
+/// nothing else raised, every fault reported once and recovered, and the resident memory flat.
+struct SoakCommand {
+    struct Options {
+        var hours = 24.0
+        var seed: UInt64 = 1
+        var rateMilliHz: Int32 = 100_000
+        var chip = ChipKind.mpu6050
+        var fifo = true
+        var json = false
+        /// Print progress on standard error each simulated hour.
+        var progress = true
+    }
+
+    enum GestureKind: String { case shake, flip }
+
+    /// A planned gesture, in source samples (sample i is made at sourceStart + (i + 1) × period).
+    struct Gesture {
+        var kind: GestureKind
+        /// The shake, or the turn face down.
+        var from: Int, to: Int
+        /// A flip's turn back face up.
+        var backFrom = 0, backTo = 0
+    }
+
+    /// A planned fault and what was seen of it.
+    struct PlannedFault {
+        var fault: SimFault
+        var name: String
+        /// Short enough for the retries: must raise nothing.
+        var transient: Bool
+        var reported: [Int64] = []
+        var recovered: [Int64] = []
+    }
+
+    /// The plan, made before the run; times of faults are sim time, µs.
+    struct Plan {
+        var gestures: [Gesture] = []
+        var faults: [PlannedFault] = []
+        var samples = 0
+    }
+
+    let options: Options
+    var periodMicros: Int64 { Units.periodMicros(rateMilliHz: options.rateMilliHz) }
+
+    /// Sim time of the first sample, µs, as planned (the chip's reset and configuration come
+    /// first). The check uses the time the chip reports, so this only places the faults.
+    static let plannedStart: Int64 = 200_000
+
+    /// Plans the day and returns a source that makes its motion lazily, segment by segment.
+    func plan() -> (Plan, MotionSource) {
+        var rng = SplitMix64(seed: options.seed &* 0x9E37_79B9 &+ 17)
+        let rate = Double(options.rateMilliHz) / 1000
+        let total = Int(options.hours * 3600 * rate)
+        var plan = Plan()
+        var segments: [Segment] = []
+        var at = 0   // source samples planned so far
+        func secs(_ n: Int) -> Double { Double(n) / rate }
+        func simTime(_ sample: Int) -> Int64 { Self.plannedStart + Int64(sample) * periodMicros }
+        func count(_ s: Double) -> Int { max(Int((s * rate).rounded()), 0) }
+        var nextLongUnplug = 3600.0 * rng.uniform(0.5, 2)
+        while at < total - count(120) {
+            // A rest, maybe with a fault in it.
+            var rest = rng.uniform(20, 70)
+            if rng.uniform() < 0.35 {
+                let start = secs(at) + 4
+                var kind: SimFault.Kind
+                var name: String
+                var length: Double
+                if start > nextLongUnplug {
+                    (kind, name, length) = (.noAcknowledge, "unplug (minutes)", rng.uniform(120, 600))
+                    nextLongUnplug = start + 3600 * rng.uniform(2, 5)
+                } else {
+                    switch rng.next() % 5 {
+                    case 0: (kind, name, length) = (.noAcknowledge, "unplug", rng.uniform(2, 60))
+                    case 1: (kind, name, length) = (.ioError, "bus errors", rng.uniform(0.5, 20))
+                    case 2: (kind, name, length) = (.reset, "brown-out reset", 0)
+                    case 3: (kind, name, length) = (.frozen, "frozen data", rng.uniform(2, 20))
+                    default: (kind, name, length) = (.stall, "host stall", rng.uniform(1.5, 4))
+                    }
+                }
+                let from = simTime(count(start))
+                plan.faults.append(PlannedFault(fault: SimFault(kind, from: from, to: from + Int64(length * 1e6)), name: name, transient: false))
+                // Room to notice, re-probe (at most 5 s apart) and settle before the next gesture.
+                rest = max(rest, 4 + length + 12)
+            }
+            let restN = count(rest)
+            segments.append(.rest(restN))
+            at += restN
+            // A gesture.
+            if rng.uniform() < 0.7 {
+                let n = count(rng.uniform(1.2, 2.4))
+                let freq = rng.uniform(3, 6), amp = rng.uniform(1.6, 3)
+                let axis = [V3(1, 0, 0), V3(0, 1, 0), V3(1, 1, 0), V3(1, 0.3, 0.2)][Int(rng.next() % 4)]
+                plan.gestures.append(Gesture(kind: .shake, from: at, to: at + n))
+                segments.append(.shake(freq: freq, amp: amp, axis: axis, samples: n))
+                at += n
+            } else {
+                let turn = count(rng.uniform(0.6, 1.0)), stay = count(rng.uniform(4, 8))
+                let axis = rng.uniform() < 0.5 ? V3(1, 0, 0) : V3(0, 1, 0)
+                var g = Gesture(kind: .flip, from: at, to: at + turn)
+                g.backFrom = at + turn + stay
+                g.backTo = g.backFrom + turn
+                plan.gestures.append(g)
+                segments.append(.turn(axis: axis, degrees: 180, samples: turn))
+                segments.append(.rest(stay))
+                segments.append(.turn(axis: axis, degrees: -180, samples: turn))
+                at = g.backTo
+            }
+        }
+        segments.append(.rest(total - at + count(60)))
+        plan.samples = total
+        // Short bus errors anywhere, gestures included: the retries ride them out.
+        let transients = Int(options.hours * 12)
+        for _ in 0..<transients {
+            let from = simTime(Int(rng.uniform(10, Double(total) - 10 * rate)))
+            let kind: SimFault.Kind = rng.uniform() < 0.5 ? .ioError : .timeout
+            let length = Int64(rng.uniform(1_000, 25_000))
+            guard !plan.faults.contains(where: { from < $0.fault.to + 20_000_000 && $0.fault.from < from + length + 20_000_000 }) else { continue }
+            plan.faults.append(PlannedFault(fault: SimFault(kind, from: from, to: from + length), name: "bus error (ms)", transient: true))
+        }
+        plan.faults.sort { $0.fault.from < $1.fault.from }
+        var m = Motion(rate: rate, seed: options.seed)
+        var next = 0
+        let source = GeneratedSource {
+            // One segment at a time, rests in pieces of at most 10 s: the soak's own memory stays
+            // small and flat, so that the figure measures the run.
+            guard next < segments.count else { return nil }
+            switch segments[next] {
+            case .rest(let n):
+                let piece = min(n, count(10))
+                m.rest(secs(piece))
+                if piece < n { segments[next] = .rest(n - piece) } else { next += 1 }
+            case .shake(let freq, let amp, let axis, let n):
+                m.shake(freq: freq, amp: amp, axis: axis, seconds: secs(n), tremor: 0.2)
+                next += 1
+            case .turn(let axis, let degrees, let n):
+                m.rotate(axis: axis, degrees: degrees, seconds: secs(n))
+                next += 1
+            }
+            return m.take()
+        }
+        return (plan, source)
+    }
+
+    /// A piece of the planned motion.
+    enum Segment {
+        case rest(Int)
+        case shake(freq: Double, amp: Double, axis: V3, samples: Int)
+        case turn(axis: V3, degrees: Double, samples: Int)
+    }
+
+    /// The figures a soak reports.
+    struct Report {
+        var hours = 0.0
+        var wallSeconds = 0.0
+        var samples = 0
+        var shakes = 0, shakesFound = 0
+        var flips = 0, facesDown = 0, facesUp = 0
+        var unexpected: [String] = []
+        var faultsByName: [String: Int] = [:]
+        var transients = 0
+        var faultsInjected = 0, faultsReported = 0, faultsRecovered = 0
+        var faultProblems: [String] = []
+        /// Seconds from a fault's start (a stall's end) to its report, and from its end to recovery.
+        var detection: [Double] = []
+        var recovery: [Double] = []
+        var slowDetections = 0
+        var busErrorsRetried = 0
+        var rssStart = 0, rssWarm = 0, rssEnd = 0, rssPeak = 0
+
+        var memoryFlat: Bool { rssEnd - rssWarm <= 2 << 20 }
+        var passed: Bool {
+            shakesFound == shakes && facesDown == flips && facesUp == flips && unexpected.isEmpty && faultProblems.isEmpty
+                && slowDetections == 0 && memoryFlat
+        }
+    }
+
+    func run(out: OutputStream) throws(JoltError) -> Report {
+        let wallStart = Sys.monotonicMicros()
+        var report = Report()
+        report.hours = options.hours
+        report.rssStart = Self.residentBytes().rss
+        var (plan, source) = plan()
+        var board = BoardProfile.builtInSim
+        board.name = "soak"
+        board.file = "(soak)"
+        board.chip = options.chip
+        board.address = nil
+        board.sim.chip = options.chip
+        board.sim.faults = plan.faults.map(\.fault)
+        board.rateMilliHz = options.rateMilliHz
+        board.fifo = options.fifo
+        board.actions = []   // events are checked here, not printed
+        board.detection = DetectionSettings(sensitivity: .medium, rateMilliHz: options.rateMilliHz, gyro: options.chip == .mpu6050)
+        var o = RunCommand.Options(json: true, fast: true)
+        o.control = false
+        o.source = source
+        o.limitMicros = Int64(plan.samples) * periodMicros
+        let cmd = try RunCommand(board: board, options: o, out: OutputStream(fd: -1))
+        var events: [(EventRecord.Kind, Int64)] = []
+        events.reserveCapacity(Int(options.hours * 400))
+        cmd.observer = { e, now in
+            switch e.kind {
+            case .shake(.began), .flip, .fault, .recovered: events.append((e.kind, now))
+            default: break
+            }
+        }
+        // Memory is compared from a warm point (an hour in, or a quarter of a shorter run) to the end.
+        let warmAt = Int64(min(3600, options.hours * 900) * 1e6)
+        var nextHour: Int64 = 3_600_000_000
+        let progress = options.progress
+        cmd.onWake = { now in
+            if report.rssWarm == 0 && now >= warmAt { report.rssWarm = Self.residentBytes().rss }
+            guard now >= nextHour else { return }
+            if progress {
+                OutputStream.standardError.write("jolt: soak: \(nextHour / 3_600_000_000) of \(EventRecord.seconds(Int64(options.hours * 1e6))) h, \(events.count) events, RSS \(Self.mib(Self.residentBytes().rss)) MiB\n")
+                OutputStream.standardError.flush()
+            }
+            nextHour += 3_600_000_000
+        }
+        // The run's own fault lines would drown the summary: the soak reports them itself.
+        Log.silent = true
+        defer { Log.silent = false }
+        try cmd.run()
+        Log.silent = false
+        if report.rssWarm == 0 { report.rssWarm = report.rssStart }
+        (report.rssEnd, report.rssPeak) = Self.residentBytes()
+        report.samples = cmd.stats.samples
+        report.busErrorsRetried = cmd.supervisor.transientErrors
+        report.wallSeconds = Double(Sys.monotonicMicros() - wallStart) / 1e6
+        check(&plan, events: events, sourceStart: cmd.hw.sim?.sourceStart ?? Self.plannedStart - periodMicros, into: &report)
+        return report
+    }
+
+    /// Matches what was reported against the plan.
+    func check(_ plan: inout Plan, events: [(EventRecord.Kind, Int64)], sourceStart: Int64, into r: inout Report) {
+        let p = periodMicros
+        func time(_ sample: Int) -> Int64 { sourceStart + Int64(sample + 1) * p }
+        // Gestures: a shake began between its start and 1 s after its end; a flip face down
+        // (and up) within 2 s of the turn's end.
+        var used = Set<Int>()
+        func find(_ from: Int64, _ to: Int64, _ match: (EventRecord.Kind) -> Bool) -> Bool {
+            for (i, (e, now)) in events.enumerated() where !used.contains(i) && match(e) && now >= from && now <= to {
+                used.insert(i)
+                return true
+            }
+            return false
+        }
+        for g in plan.gestures {
+            switch g.kind {
+            case .shake:
+                r.shakes += 1
+                if find(time(g.from), time(g.to) + 1_000_000, { $0 == .shake(.began) }) { r.shakesFound += 1 }
+            case .flip:
+                r.flips += 1
+                if find(time(g.from), time(g.to) + 2_000_000, { $0 == .flip(.faceDown) }) { r.facesDown += 1 }
+                if find(time(g.backFrom), time(g.backTo) + 2_000_000, { $0 == .flip(.faceUp) }) { r.facesUp += 1 }
+            }
+        }
+        // Faults: each event belongs to the last fault that began before it.
+        for (i, (e, now)) in events.enumerated() where !used.contains(i) {
+            let name = EventRecord(t: 0, kind: e).bindingName
+            switch e {
+            case .fault, .recovered:
+                guard let k = plan.faults.lastIndex(where: { $0.fault.from <= now }) else {
+                    r.unexpected.append("\(name) at \(EventRecord.seconds(now)) s, before any fault")
+                    continue
+                }
+                if e == .fault { plan.faults[k].reported.append(now) } else { plan.faults[k].recovered.append(now) }
+            default:
+                r.unexpected.append("\(name) at \(EventRecord.seconds(now)) s")
+            }
+        }
+        for f in plan.faults {
+            if f.transient {
+                r.transients += 1
+                if !f.reported.isEmpty || !f.recovered.isEmpty {
+                    r.faultProblems.append("a \(f.fault.to - f.fault.from) µs bus error at \(EventRecord.seconds(f.fault.from)) s was reported")
+                }
+                continue
+            }
+            r.faultsInjected += 1
+            r.faultsByName[f.name, default: 0] += 1
+            r.faultsReported += f.reported.count
+            r.faultsRecovered += f.recovered.count
+            let at = "\(f.name) at \(EventRecord.seconds(f.fault.from)) s"
+            guard f.reported.count == 1, f.recovered.count == 1 else {
+                r.faultProblems.append("\(at): \(f.reported.count) fault and \(f.recovered.count) recovered events (want 1 and 1)")
+                continue
+            }
+            // A stall is noticed when polling resumes; a reset has no length.
+            let start = f.fault.kind == .stall ? f.fault.to : f.fault.from
+            let end = f.fault.kind == .reset ? f.fault.from : f.fault.to
+            let detected = Double(f.reported[0] - start) / 1e6
+            r.detection.append(detected)
+            r.recovery.append(Double(f.recovered[0] - end) / 1e6)
+            if detected > 1.0 { r.slowDetections += 1; r.faultProblems.append("\(at): reported \(detected) s after it began") }
+        }
+    }
+
+    /// The resident set size and its peak, bytes (from /proc/self/status).
+    static func residentBytes() -> (rss: Int, peak: Int) {
+        guard let bytes = try? readFile("/proc/self/status", what: "process status", missingHint: "") else { return (0, 0) }
+        let text = String(decoding: bytes, as: UTF8.self)
+        func field(_ name: String) -> Int {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
+            let digits = line.filter { $0.isNumber }
+            return (Int(digits) ?? 0) * 1024
+        }
+        return (field("VmRSS"), field("VmHWM"))
+    }
+
+    static func mib(_ bytes: Int) -> String { TraceWriter.decimal(Int64(bytes) * 10 / (1 << 20), places: 1, trim: false) }
+
+    /// The report as text or JSON.
+    func print(_ r: Report, out: OutputStream) {
+        func pct(_ v: [Double], _ q: Double) -> String {
+            guard !v.isEmpty else { return "-" }
+            let s = v.sorted()
+            return TraceWriter.decimal(Int64((s[min(Int(Double(s.count - 1) * q), s.count - 1)] * 100).rounded()), places: 2, trim: false)
+        }
+        let chip = "\(options.chip == .mpu6050 ? "MPU6050" : "ADXL345")\(options.fifo ? " (FIFO)" : " (no FIFO)")"
+        let names = r.faultsByName.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        if options.json {
+            var f: [String] = []
+            f.append("\"hours\":\(EventRecord.seconds(Int64(r.hours * 1e6)))")
+            f.append("\"rate_hz\":\(hz(options.rateMilliHz))")
+            f.append("\"chip\":\"\(options.chip.rawValue)\",\"fifo\":\(options.fifo),\"seed\":\(options.seed)")
+            f.append("\"wall_s\":\(TraceWriter.decimal(Int64(r.wallSeconds * 1000), places: 3, trim: true))")
+            f.append("\"samples\":\(r.samples)")
+            f.append("\"shakes\":\(r.shakes),\"shakes_detected\":\(r.shakesFound)")
+            f.append("\"flips\":\(r.flips),\"face_down_detected\":\(r.facesDown),\"face_up_detected\":\(r.facesUp)")
+            f.append("\"unexpected_events\":\(r.unexpected.count)")
+            f.append("\"faults_injected\":\(r.faultsInjected),\"faults_reported\":\(r.faultsReported),\"faults_recovered\":\(r.faultsRecovered)")
+            f.append("\"short_bus_errors_injected\":\(r.transients),\"bus_errors_retried\":\(r.busErrorsRetried)")
+            f.append("\"fault_problems\":[\(r.faultProblems.map { JSONText.quote($0) }.joined(separator: ","))]")
+            f.append("\"detection_s_p50\":\(pct(r.detection, 0.5)),\"detection_s_max\":\(pct(r.detection, 1))")
+            f.append("\"recovery_s_p50\":\(pct(r.recovery, 0.5)),\"recovery_s_max\":\(pct(r.recovery, 1))")
+            f.append("\"rss_start_bytes\":\(r.rssStart),\"rss_after_1h_bytes\":\(r.rssWarm),\"rss_end_bytes\":\(r.rssEnd),\"rss_peak_bytes\":\(r.rssPeak)")
+            f.append("\"passed\":\(r.passed)")
+            out.write("{" + f.joined(separator: ",") + "}\n")
+            return
+        }
+        var s = "jolt soak: \(EventRecord.seconds(Int64(r.hours * 1e6))) simulated hours at \(hz(options.rateMilliHz)) Hz on the simulated \(chip), seed \(options.seed), in \(TraceWriter.decimal(Int64(r.wallSeconds * 10), places: 1, trim: false)) s\n"
+        s += "  samples           \(r.samples)\n"
+        s += "  shakes            \(r.shakesFound) of \(r.shakes) detected\n"
+        s += "  flips             \(r.facesDown) of \(r.flips) face down, \(r.facesUp) of \(r.flips) face up detected\n"
+        s += "  unexpected events \(r.unexpected.count)\(r.unexpected.isEmpty ? "" : ": " + r.unexpected.prefix(5).joined(separator: "; "))\n"
+        s += "  faults injected   \(r.faultsInjected): \(names)\n"
+        s += "  faults reported   \(r.faultsReported) fault, \(r.faultsRecovered) recovered events\n"
+        s += "  short bus errors  \(r.transients) injected (1-25 ms), \(r.busErrorsRetried) failed transfers retried, none reported\n"
+        s += "  reported after    p50 \(pct(r.detection, 0.5)) s, max \(pct(r.detection, 1)) s (from the fault's start; a stall's end)\n"
+        s += "  recovered after   p50 \(pct(r.recovery, 0.5)) s, max \(pct(r.recovery, 1)) s (from the fault's end)\n"
+        s += "  memory            RSS \(Self.mib(r.rssStart)) MiB at start, \(Self.mib(r.rssWarm)) MiB after \(r.hours >= 4 ? "1 h" : EventRecord.seconds(Int64(r.hours * 250_000)) + " h"), \(Self.mib(r.rssEnd)) MiB at the end (peak \(Self.mib(r.rssPeak)) MiB)\n"
+        for p in r.faultProblems.prefix(10) { s += "  problem           \(p)\n" }
+        s += "  verdict           \(r.passed ? "PASS" : "FAIL")\n"
+        out.write(s)
+    }
+}
