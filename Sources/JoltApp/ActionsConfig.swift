@@ -178,6 +178,7 @@ extension BoardProfile {
                 }
                 t.insert(s == "shake" ? .shake : (s == "flip" ? .flip : .tamper))
             }
+            guard !t.isEmpty else { throw r.fail("triggers", n, "must name at least one of \"shake\", \"flip\", \"tamper\" (an alarm nothing can trigger guards nothing)") }
             a.settings.triggers = t
         }
         if let o = try r.string("output") {

@@ -405,6 +405,7 @@ public enum JoltCLI {
             out.write("\(path): simulated board: nothing to do\n")
             return
         }
+        // Every line is tried; each failure is one line (the last one as the command's error).
         var failed: JoltError?
         for (name, spec) in b.outputs {
             do {
@@ -413,8 +414,8 @@ public enum JoltCLI {
                 line.release()
                 out.write("\(line.label): inactive\n")
             } catch {
-                Log.error(error.message)
-                failed = failed ?? error
+                if let earlier = failed { Log.error(earlier.message) }
+                failed = error
             }
         }
         if let failed { throw failed }
