@@ -17,6 +17,7 @@ import PackageDescription
 //   JoltLinux    the Linux side: one wrapper per syscall (mockable in debug builds), /dev/i2c-*,
 //                /dev/gpiochip*, signals, sockets, processes.
 //   JoltApp      configuration, traces, commands; what the `jolt` executable runs.
+//   JoltFuzz     fuzz targets for the trace reader, the board loader and the drivers.
 let debugMocking: [SwiftSetting] = [.define("ENABLE_MOCKING", .when(configuration: .debug))]
 
 let package = Package(
@@ -47,11 +48,18 @@ let package = Package(
         ),
         .executableTarget(name: "jolt", dependencies: ["JoltApp"]),
         .executableTarget(name: "jolt-corpus", dependencies: ["JoltCorpus", "JoltTrace"]),
+        // Fuzz targets: a library the tests also replay, and one thin executable per target
+        // (scripts/fuzz builds them with -sanitize=fuzzer).
+        .target(name: "JoltFuzz", dependencies: ["JoltApp", "JoltCore", "JoltDrivers", "JoltTrace", "CLinux"]),
+        .target(name: "CFuzzer"),
+        .executableTarget(name: "fuzz-trace", dependencies: ["JoltFuzz", "CFuzzer"]),
+        .executableTarget(name: "fuzz-config", dependencies: ["JoltFuzz", "CFuzzer"]),
+        .executableTarget(name: "fuzz-drivers", dependencies: ["JoltFuzz", "CFuzzer"]),
         .target(name: "CAllocCount"),
         .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltMotion", "JoltTrace", "CAllocCount"]),
         .testTarget(
             name: "JoltTests",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz"],
             swiftSettings: debugMocking
         ),
     ],

@@ -34,7 +34,35 @@ public struct JoltError: Error, Sendable, CustomStringConvertible {
 
     public init(_ code: ExitCode, _ message: String) {
         self.code = code
-        self.message = message
+        self.message = Self.oneLine(message)
+    }
+
+    /// The longest message kept, characters: a quoted 60 KB key is not a message.
+    static let maxLength = 1000
+
+    /// `text` on one line: control characters (which a quoted key, value or path can carry) are
+    /// written as escapes, and an overlong text is cut with an ellipsis.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { Self.needsEscape($0) }) || text.count > maxLength else { return text }
+        var out = ""
+        for u in text.unicodeScalars {
+            if out.unicodeScalars.count >= maxLength {
+                out += "…"
+                break
+            }
+            switch u {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where needsEscape(u): out += "\\u{" + String(u.value, radix: 16) + "}"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    static func needsEscape(_ u: Unicode.Scalar) -> Bool {
+        u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
     }
 
     public var description: String { message }

@@ -181,6 +181,15 @@ struct BadInputTests {
         #expect(!r.error.contains("\n"))
     }
 
+    @Test("a quoted key or value with control characters stays on one line (found by fuzzing)")
+    func controlCharacters() {
+        let r = jolt(["run", "--board", tempFile("{\"na\\nme\" 1}", name: "ctl.json")])
+        #expect(r.code == .config && r.error.contains("na\\nme") && !r.error.contains("\n"), "\(r.error)")
+        let long = JoltError(.config, String(repeating: "x", count: 5000))
+        #expect(long.message.count == JoltError.maxLength + 1 && long.message.hasSuffix("…"))
+        #expect(JoltError(.config, "a\u{1}b\tc").message == "a\\u{1}b\\tc")
+    }
+
     @Test("a board file of 100 MB is refused without reading it all; a directory is not a board")
     func hugeBoard() {
         let p = tempFile(bytes: Array("{\"name\": \"".utf8) + [UInt8](repeating: 0x61, count: 100_000_000) + Array("\"}".utf8), name: "huge.json")
