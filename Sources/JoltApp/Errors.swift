@@ -24,6 +24,24 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case noPermission = 77
     /// The configuration (board profile) is invalid.
     case config = 78
+
+    /// What the status means, for `jolt --help` and docs/cli.md.
+    public var meaning: String {
+        switch self {
+        case .ok: return "success"
+        case .failure: return "a check failed: jolt eval --gate below its targets, jolt soak did not hold up, a control request refused, an output could not be set"
+        case .usage: return "wrong command line: unknown command or option, a missing or bad argument"
+        case .dataError: return "bad data in an input file: a malformed trace row, time going backwards, a value out of range"
+        case .noInput: return "an input file (trace, board profile, corpus) does not exist or cannot be opened"
+        case .unavailable: return "hardware unavailable: no such bus, nothing answers, the wrong chip, bus errors at start-up, no running jolt to control"
+        case .software: return "an internal error: a bug in Jolt (please report it)"
+        case .cannotCreate: return "an output file cannot be created"
+        case .ioError: return "an I/O error while reading or writing"
+        case .tempFailure: return "busy: another jolt holds the bus, a kernel driver holds the chip, a peer did not answer"
+        case .noPermission: return "permission denied: /dev/i2c-*, /dev/gpiochip*, the control socket or a file"
+        case .config: return "the board profile is invalid (the message names the file, line and field)"
+        }
+    }
 }
 
 /// An error a person can act on: one line naming the thing, what is wrong and the fix, and the

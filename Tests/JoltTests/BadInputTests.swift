@@ -344,3 +344,13 @@ struct PermissionTests {
         #expect(r.code == ExitCode.noPermission.rawValue && r.error.contains("permission denied reading"), "\(r)")
     }
 }
+
+@Suite("docs/cli.md")
+struct CLIDocTests {
+    @Test("docs/cli.md is what jolt help --markdown prints (regenerate: .build/debug/jolt help --markdown > docs/cli.md)")
+    func current() throws {
+        let file = try String(contentsOfFile: packageRoot + "/docs/cli.md", encoding: .utf8)
+        #expect(file == JoltCLI.markdown)
+        for c in ExitCode.allCases { #expect(file.contains("| \(c.rawValue) | ")) }
+    }
+}
