@@ -171,6 +171,26 @@ public enum JoltCLI {
             ],
             examples: ["jolt record --board boards/pi-mpu6050.json --seconds 30 -o shakes.csv"]),
         CommandHelp(
+            name: "calibrate", summary: "measure the chip's offsets at rest and write them into a board file",
+            usage: "jolt calibrate --board FILE -o FILE [--seconds S] [--json] [--fast] [--trace FILE]",
+            details: """
+                Lay the device still, flat on a table (face up, or on a side), and run this: it reads the
+                chip for a few seconds, checks the reading is about 1 g and which chip axis points up,
+                measures each axis's offset and noise, and writes the board file named by -o (it may be
+                the same file) with "offsets" set. A board with no "mount" also gets the mount that makes
+                its z point up; otherwise the mount is only suggested. Refuses, and writes nothing, when
+                the device moved or is tilted during the measurement (exit 75), or does not read 1 g.
+                """,
+            options: [
+                ("--board FILE", "the board profile to calibrate (required)"),
+                ("-o FILE", "the board file to write (required; may be the same as --board)"),
+                ("--seconds S", "how long to measure (default 3, 1-60)"),
+                ("--json", "the measurement as one JSON object"),
+                ("--fast", "simulated boards: measure on simulated time"),
+                ("--trace FILE", "simulated boards: play this trace"),
+            ],
+            examples: ["jolt calibrate --board /etc/jolt/kiosk.json -o /etc/jolt/kiosk.json", "jolt calibrate --board boards/pi-adxl345.json -o my-board.json --seconds 10"]),
+        CommandHelp(
             name: "replay", summary: "run the detectors over recorded traces, as fast as they can be read",
             usage: "jolt replay FILE... [--json] [--config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm]",
             details: """
@@ -268,6 +288,7 @@ public enum JoltCLI {
         case "safe": try safe(rest, out: out)
         case "eval": try eval(rest, out: out)
         case "soak": try soak(rest, out: out)
+        case "calibrate": try calibrate(rest, out: out)
         default: throw JoltError(.software, "command '\(name)' is listed but not wired")
         }
     }
@@ -438,6 +459,19 @@ public enum JoltCLI {
             }
         }
         if let failed { throw failed }
+    }
+
+    static func calibrate(_ args: [String], out: OutputStream) throws(JoltError) {
+        let a = try Arguments(command: "calibrate", args, valued: ["--board", "-o", "--output", "--seconds", "--trace"], flags: ["--json", "--fast"])
+        guard a.positional.isEmpty else { throw JoltError(.usage, "jolt calibrate: unexpected argument '\(a.positional[0])' (see jolt calibrate --help)") }
+        guard let board = a.value("--board") else { throw JoltError(.usage, "jolt calibrate: --board FILE is required (see jolt calibrate --help)") }
+        guard let output = a.value("-o", "--output") else { throw JoltError(.usage, "jolt calibrate: -o FILE is required: the board file to write (it may be \(board) itself)") }
+        var o = CalibrateCommand.Options(board: board, output: output)
+        if let s = try a.fixed("--seconds", places: 3, range: 1_000...60_000, unit: "s") { o.micros = s * 1000 }
+        o.fast = a.flag("--fast")
+        o.trace = a.value("--trace")
+        o.json = a.flag("--json")
+        try CalibrateCommand(options: o).run(out: out)
     }
 
     static func soak(_ args: [String], out: OutputStream) throws(JoltError) {

@@ -72,6 +72,8 @@ public struct SimSettings: Sendable, Equatable {
     public var atEnd = "exit"
     /// Faults to inject on the simulated bus, to watch Jolt ride them out.
     public var faults: [SimFault] = []
+    /// The simulated chip's zero-g offset (mg) and gyro bias (mdps), chip axes.
+    public var accelBias = Vec3.zero, gyroBias = Vec3.zero
     public init() {}
 }
 
@@ -214,6 +216,13 @@ extension BoardProfile {
     }
 
     static func parseOffsets(_ r: ObjectReader) throws(JoltError) -> (Vec3, Vec3) {
+        let v = try parseTriples(r, accelKey: "accel_g", gyroKey: "gyro_dps")
+        try r.finish()
+        return v
+    }
+
+    /// Two optional [x, y, z] lists: an acceleration in g (±2) and a rotation rate in °/s (±100).
+    static func parseTriples(_ r: ObjectReader, accelKey: String, gyroKey: String) throws(JoltError) -> (Vec3, Vec3) {
         func triple(_ key: String, _ unit: String, _ limit: Int64) throws(JoltError) -> Vec3 {
             guard let n = r.node(key) else { return .zero }
             guard case .array(let items) = n.value, items.count == 3 else {
@@ -226,10 +235,7 @@ extension BoardProfile {
             }
             return Vec3(v[0], v[1], v[2])
         }
-        let a = try triple("accel_g", "g", 2000)
-        let g = try triple("gyro_dps", "°/s", 100_000)
-        try r.finish()
-        return (a, g)
+        return (try triple(accelKey, "g", 2000), try triple(gyroKey, "°/s", 100_000))
     }
 
     static func parseSim(_ r: ObjectReader) throws(JoltError) -> SimSettings {
@@ -242,6 +248,8 @@ extension BoardProfile {
         }
         if let l = try r.bool("loop") { s.loop = l }
         if let e = try r.choice("at_end", ["exit", "rest"]) { s.atEnd = e }
+        let (a, g) = try parseTriples(r, accelKey: "accel_bias_g", gyroKey: "gyro_bias_dps")
+        (s.accelBias, s.gyroBias) = (a, g)
         if let n = r.node("faults") {
             guard case .array(let items) = n.value else {
                 throw r.fail("faults", n, "must be a list like [{\"kind\": \"unplug\", \"at_s\": 5, \"for_s\": 3}]")

@@ -16,8 +16,10 @@ final class SimWorld {
     /// The trace's first time, µs, when playing a trace (so times match `jolt replay`).
     let origin: Int64
 
-    init(board: BoardProfile, source: MotionSource, origin: Int64, address: UInt8) {
+    init(board: BoardProfile, source plain: MotionSource, origin: Int64, address: UInt8) {
         bus = SimBus(clock: clock)
+        let source = board.sim.accelBias == .zero && board.sim.gyroBias == .zero
+            ? plain : BiasedSource(plain, accel: board.sim.accelBias, gyro: board.sim.gyroBias)
         switch board.sim.chip {
         case .mpu6050: device = SimMPU6050(source: source)
         case .adxl345: device = SimADXL345(source: source)

@@ -297,3 +297,42 @@ public enum JSONText {
         }
     }
 }
+
+extension JSONNode {
+    /// The value as JSON text, two spaces per level, keys in their order; short lists and
+    /// objects of scalars stay on one line, as people write board files.
+    public func pretty(indent: Int = 0) -> String {
+        let pad = String(repeating: " ", count: indent)
+        func scalar(_ v: JSON) -> String? {
+            switch v {
+            case .null: return "null"
+            case .bool(let b): return b ? "true" : "false"
+            case .number(let n): return n
+            case .string(let s): return JSONText.quote(s)
+            default: return nil
+            }
+        }
+        if let s = scalar(value) { return s }
+        switch value {
+        case .array(let items):
+            let flat = items.compactMap { scalar($0.value) }
+            if flat.count == items.count && flat.joined(separator: ", ").count <= 60 { return "[" + flat.joined(separator: ", ") + "]" }
+            return "[\n" + items.map { pad + "  " + $0.pretty(indent: indent + 2) }.joined(separator: ",\n") + "\n" + pad + "]"
+        case .object(let members):
+            if members.isEmpty { return "{}" }
+            let flat = members.compactMap { m in scalar(m.value.value).map { JSONText.quote(m.key) + ": " + $0 } }
+            if indent > 0 && flat.count == members.count && flat.joined(separator: ", ").count <= 60 { return "{ " + flat.joined(separator: ", ") + " }" }
+            return "{\n" + members.map { pad + "  " + JSONText.quote($0.key) + ": " + $0.value.pretty(indent: indent + 2) }.joined(separator: ",\n") + "\n" + pad + "}"
+        default:
+            return ""
+        }
+    }
+
+    /// An object with `key` set to `v` (replaced in place, or added at the end).
+    public func setting(_ key: String, _ v: JSON) -> JSONNode {
+        guard case .object(var members) = value else { return self }
+        let node = JSONNode(value: v, line: line)
+        if let i = members.firstIndex(where: { $0.key == key }) { members[i].value = node } else { members.append((key, node)) }
+        return JSONNode(value: .object(members), line: line)
+    }
+}

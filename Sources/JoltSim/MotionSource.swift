@@ -96,3 +96,23 @@ public enum MotionScript: String, CaseIterable, Sendable {
         return m.take()
     }
 }
+
+/// Another source's samples with a constant added: a chip's zero-g offset and gyro bias, for
+/// the simulated board (what `jolt calibrate` measures).
+public final class BiasedSource: MotionSource {
+    let base: MotionSource
+    let accel: Vec3, gyro: Vec3
+
+    public init(_ base: MotionSource, accel: Vec3, gyro: Vec3) {
+        self.base = base
+        self.accel = accel
+        self.gyro = gyro
+    }
+
+    public func next() -> Sample? {
+        guard var s = base.next() else { return nil }
+        s.accel = s.accel + accel
+        s.gyro = s.gyro + gyro
+        return s
+    }
+}

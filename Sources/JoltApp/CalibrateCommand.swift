@@ -1,0 +1,205 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+import JoltDrivers
+import JoltLinux
+import JoltTrace
+
+/// `jolt calibrate`: with the device lying still, measures each axis's offset and noise, checks
+/// the reading is about 1 g and which chip axis points up, and writes the offsets (and, for a
+/// board with no mount yet, the mount that makes the board's z point up) into a board file.
+struct CalibrateCommand {
+    struct Options {
+        var board: String
+        var output: String
+        var micros: Int64 = 3_000_000
+        var fast = false
+        var trace: String?
+        var json = false
+    }
+
+    /// What the measurement found, in the chip's own axes.
+    struct Result {
+        var samples = 0
+        /// Mean and standard deviation per axis: acceleration mg, rotation mdps.
+        var accelMean = [0.0, 0.0, 0.0], accelNoise = [0.0, 0.0, 0.0]
+        var gyroMean = [0.0, 0.0, 0.0], gyroNoise = [0.0, 0.0, 0.0]
+        var accelSpan = [0, 0, 0] as [Int32]
+        var hasGyro = false
+        /// The chip axis (0, 1, 2) that points up, and its sign.
+        var upAxis = 2, upSign: Int32 = 1
+        var magnitude: Double { (accelMean[0] * accelMean[0] + accelMean[1] * accelMean[1] + accelMean[2] * accelMean[2]).squareRoot() }
+        /// The offsets to subtract, chip axes: mg and mdps.
+        var accelOffset: [Int32] = [0, 0, 0], gyroOffset: [Int32] = [0, 0, 0]
+        /// Degrees between the up axis and the measured gravity.
+        var tiltDegrees = 0.0
+    }
+
+    /// Limits for "lying still": a chip's noise is a few mg and a few tenths of °/s.
+    static let maxNoiseMilliG = 25.0
+    static let maxSpanMilliG: Int32 = 150
+    static let maxNoiseMdps = 3_000.0
+    static let maxTiltDegrees = 12.0
+
+    let options: Options
+
+    func run(out: OutputStream) throws(JoltError) {
+        let board = try BoardProfile.load(path: options.board)
+        let text = try readFile(options.board, what: "board profile", missingHint: "check the path")
+        let root: JSONNode
+        do { root = try JSONParser.parse(text) } catch { throw JoltError(.config, "\(options.board): not valid JSON") }
+        let sampler = try Sampler(board: board, fast: options.fast, trace: options.trace)
+        Log.info("calibrating \(sampler.sensor.identity) on \(sampler.hw.busName): keep the device still for \(EventRecord.seconds(options.micros)) s")
+        var sum = [Int64](repeating: 0, count: 6), sq = [Double](repeating: 0, count: 6)
+        var lo = [Int32](repeating: .max, count: 3), hi = [Int32](repeating: .min, count: 3)
+        let n = try sampler.read(micros: options.micros, progress: "measuring") { (f, _) throws(JoltError) in
+            let v = [f.ax, f.ay, f.az, f.gx, f.gy, f.gz]
+            for i in 0..<6 {
+                sum[i] += Int64(v[i])
+                sq[i] += Double(v[i]) * Double(v[i])
+            }
+            for i in 0..<3 {
+                lo[i] = min(lo[i], v[i])
+                hi[i] = max(hi[i], v[i])
+            }
+        }
+        guard n >= 10 else { throw JoltError(.unavailable, "\(sampler.hw.busName): only \(n) readings in \(EventRecord.seconds(options.micros)) s; is the chip measuring? (run 'jolt probe')") }
+        var r = Result()
+        r.samples = Int(n)
+        r.hasGyro = sampler.sensor.hasGyro
+        for i in 0..<6 {
+            let mean = Double(sum[i]) / Double(n)
+            let sd = max(sq[i] / Double(n) - mean * mean, 0).squareRoot()
+            if i < 3 { r.accelMean[i] = mean; r.accelNoise[i] = sd } else { r.gyroMean[i - 3] = mean; r.gyroNoise[i - 3] = sd }
+        }
+        for i in 0..<3 { r.accelSpan[i] = hi[i] &- lo[i] }
+        try Self.judge(&r)
+        // Write the board: offsets always; the mount only where the board has none yet.
+        func triple(_ v: [Int32], places: Int) -> JSON {
+            .array(v.map { JSONNode(value: .number(ObjectReader.clean(TraceWriter.decimal(Int64($0), places: places, trim: true))), line: 0) })
+        }
+        let offsets = JSON.object([
+            ("accel_g", JSONNode(value: triple(r.accelOffset, places: 3), line: 0)),
+            ("gyro_dps", JSONNode(value: triple(r.hasGyro ? r.gyroOffset : [0, 0, 0], places: 3), line: 0)),
+        ])
+        var updated = root.setting("offsets", offsets)
+        let suggested = Self.mount(up: r.upAxis, sign: r.upSign)
+        let hasMount: Bool
+        if case .object(let m) = root.value { hasMount = m.contains { $0.key == "mount" } } else { hasMount = false }
+        let mountText = suggested.map { m in ["x", "y", "z"].map { k in "\"\(k)\": \"\(m[k]!)\"" }.joined(separator: ", ") }
+        if let m = suggested, !hasMount {
+            updated = updated.setting("mount", .object(["x", "y", "z"].map { ($0, JSONNode(value: .string(m[$0]!), line: 0)) }))
+        }
+        let newText = updated.pretty() + "\n"
+        // Check what is written reads back as a board, then replace the file in one rename.
+        _ = try BoardProfile.parse(Array(newText.utf8), file: options.output)
+        try Self.writeAtomically(options.output, newText)
+        report(r, suggestedMount: mountText, wroteMount: suggested != nil && !hasMount, out: out)
+    }
+
+    /// Checks the measurement and fills in the up axis and the offsets; throws when the device
+    /// moved, is tilted, or does not read about 1 g.
+    static func judge(_ r: inout Result) throws(JoltError) {
+        let names = ["x", "y", "z"]
+        for i in 0..<3 where r.accelNoise[i] > maxNoiseMilliG || r.accelSpan[i] > maxSpanMilliG {
+            throw JoltError(.tempFailure, "the device moved during the measurement (\(names[i]) varied by \(g(Double(r.accelSpan[i]))) g, noise \(g(r.accelNoise[i])) g): put it down on a still surface, hands off, and run jolt calibrate again")
+        }
+        for i in 0..<3 where r.hasGyro && r.gyroNoise[i] > maxNoiseMdps {
+            throw JoltError(.tempFailure, "the device turned during the measurement (gyro \(names[i]) noise \(dps(r.gyroNoise[i])) °/s): put it down on a still surface and run jolt calibrate again")
+        }
+        let m = r.magnitude
+        guard m > 850 && m < 1150 else {
+            throw JoltError(.unavailable, "the chip reads \(g(m)) g at rest, not about 1 g: \(m < 50 ? "a sleeping or unpowered chip reads zeros" : "check the range and the chip type in the board") (run 'jolt probe')")
+        }
+        var up = 0
+        for i in 1..<3 where abs(r.accelMean[i]) > abs(r.accelMean[up]) { up = i }
+        r.upAxis = up
+        r.upSign = r.accelMean[up] >= 0 ? 1 : -1
+        let cosine = abs(r.accelMean[up]) / m
+        r.tiltDegrees = acos(min(cosine, 1)) * 180 / Double.pi
+        guard r.tiltDegrees <= maxTiltDegrees else {
+            throw JoltError(.tempFailure, "the device is tilted \(Int(r.tiltDegrees.rounded()))° from lying flat on a chip axis: calibrate it lying flat (face up, or on one side), then mount it as it will be used")
+        }
+        for i in 0..<3 {
+            let expected = i == up ? Double(r.upSign) * 1000 : 0
+            r.accelOffset[i] = Int32((r.accelMean[i] - expected).rounded())
+            r.gyroOffset[i] = Int32(r.gyroMean[i].rounded())
+        }
+    }
+
+    /// The mount that makes the board's z the chip's up axis (nil when it already is: chip +z),
+    /// keeping a right-handed frame.
+    static func mount(up: Int, sign: Int32) -> [String: String]? {
+        if up == 2 && sign == 1 { return nil }
+        let axes = ["x", "y", "z"]
+        func name(_ axis: Int, _ s: Int32) -> String { (s > 0 ? "+" : "-") + axes[axis] }
+        // Board z ← chip up axis; board x ← the next chip axis; board y completes the rotation.
+        let x = (up + 1) % 3, y = (up + 2) % 3
+        return ["z": name(up, sign), "x": name(x, 1), "y": name(y, sign)]
+    }
+
+    static func writeAtomically(_ path: String, _ text: String) throws(JoltError) {
+        let tmp = path + ".tmp-\(getpid())"
+        let fd: Int32
+        do {
+            fd = try Sys.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } catch {
+            switch error {
+            case .accessDenied, .permitted: throw JoltError(.noPermission, "\(path): permission denied (choose a folder you can write to, or use sudo)")
+            case .noEntry: throw JoltError(.cannotCreate, "\(path): the folder does not exist")
+            default: throw JoltError(.cannotCreate, "\(path): cannot create: \(error) (\(error.name))")
+            }
+        }
+        let out = OutputStream(fd: fd)
+        out.write(text)
+        out.flush()
+        let broken = out.broken || fsync(fd) != 0
+        Sys.close(fd)
+        guard !broken, rename(tmp, path) == 0 else {
+            unlink(tmp)
+            throw JoltError(.ioError, "\(path): write failed")
+        }
+    }
+
+    static func g(_ mg: Double) -> String { TraceWriter.decimal(Int64(mg.rounded()), places: 3, trim: false) }
+    static func dps(_ mdps: Double) -> String { TraceWriter.decimal(Int64((mdps / 10).rounded()), places: 2, trim: false) }
+
+    func report(_ r: Result, suggestedMount: String?, wroteMount: Bool, out: OutputStream) {
+        let names = ["x", "y", "z"]
+        if options.json {
+            func list(_ v: [Double], _ f: (Double) -> String) -> String { "[" + v.map(f).joined(separator: ",") + "]" }
+            var s = "{\"samples\":\(r.samples),\"magnitude_g\":\(Self.g(r.magnitude)),\"up\":\"\(r.upSign > 0 ? "+" : "-")\(names[r.upAxis])\""
+            s += ",\"tilt_deg\":\(TraceWriter.decimal(Int64((r.tiltDegrees * 10).rounded()), places: 1, trim: false))"
+            s += ",\"accel_mean_g\":\(list(r.accelMean, Self.g)),\"accel_noise_g\":\(list(r.accelNoise, Self.g))"
+            s += ",\"accel_offset_g\":[\(r.accelOffset.map { Self.g(Double($0)) }.joined(separator: ","))]"
+            if r.hasGyro {
+                s += ",\"gyro_mean_dps\":\(list(r.gyroMean, Self.dps)),\"gyro_noise_dps\":\(list(r.gyroNoise, Self.dps))"
+                s += ",\"gyro_offset_dps\":[\(r.gyroOffset.map { Self.dps(Double($0)) }.joined(separator: ","))]"
+            }
+            s += ",\"suggested_mount\":\(suggestedMount.map { "{\($0)}" } ?? "null"),\"wrote_mount\":\(wroteMount),\"file\":\(JSONText.quote(options.output))}\n"
+            out.write(s)
+            return
+        }
+        var s = "\(r.samples) readings at rest: \(Self.g(r.magnitude)) g, chip \(r.upSign > 0 ? "+" : "-")\(names[r.upAxis]) up (\(TraceWriter.decimal(Int64((r.tiltDegrees * 10).rounded()), places: 1, trim: false))° off level)\n\n"
+        s += "axis   accel mean   noise     offset\(r.hasGyro ? "    gyro mean   noise     offset" : "")\n"
+        for i in 0..<3 {
+            s += "  \(names[i])  " + (Self.g(r.accelMean[i]) + " g").leftPadded(11) + (Self.g(r.accelNoise[i]) + " g").leftPadded(10) + (Self.g(Double(r.accelOffset[i])) + " g").leftPadded(11)
+            if r.hasGyro {
+                s += (Self.dps(r.gyroMean[i]) + " °/s").leftPadded(14) + (Self.dps(r.gyroNoise[i]) + " °/s").leftPadded(10) + (Self.dps(Double(r.gyroOffset[i])) + " °/s").leftPadded(11)
+            }
+            s += "\n"
+        }
+        s += "\nwrote the offsets to \(options.output)\n"
+        if let m = suggestedMount {
+            s += wroteMount
+                ? "the chip's z does not point up: wrote \"mount\": {\(m)} so that the board's z does (change it if the device is used standing on a side)\n"
+                : "the chip's z does not point up; if the device is used as it lies now, set \"mount\": {\(m)} (the board has a mount already: left as it is)\n"
+        }
+        out.write(s)
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: Swift.max(width - count, 0)) + self }
+}
