@@ -191,6 +191,26 @@ public enum JoltCLI {
             ],
             examples: ["jolt calibrate --board /etc/jolt/kiosk.json -o /etc/jolt/kiosk.json", "jolt calibrate --board boards/pi-adxl345.json -o my-board.json --seconds 10"]),
         CommandHelp(
+            name: "plot", summary: "draw a trace as an SVG picture, with the thresholds and the events",
+            usage: "jolt plot TRACE -o FILE.svg [--config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm]",
+            details: """
+                Draws the trace in up to three panels over time: the acceleration on each axis and its
+                magnitude (with the gravity estimate's z and the face-down level); the dynamic acceleration
+                |a - gravity| against the shake threshold, its hysteresis and the strong level; and the
+                rotation rate. The events 'jolt replay' finds with the same settings are marked across the
+                panels and labelled, shakes shaded from began to ended: to see why a shake fired, or did
+                not. Long traces are drawn as a min-max envelope per pixel, so the file stays small.
+                Open the SVG in any web browser.
+                """,
+            options: [("-o FILE", "the SVG to write (required)")] + detectionOptions + [
+                ("--arm", "arm the tamper detector at the first sample"),
+            ],
+            examples: [
+                "jolt plot shakes.csv -o shakes.svg",
+                "jolt plot ../shared/data/wrist-imu/s1_003_TRAP.csv -o trap.svg --sensitivity high",
+                "jolt plot kiosk.csv -o kiosk.svg --config /etc/jolt/kiosk.json --arm",
+            ]),
+        CommandHelp(
             name: "replay", summary: "run the detectors over recorded traces, as fast as they can be read",
             usage: "jolt replay FILE... [--json] [--config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm]",
             details: """
@@ -289,6 +309,7 @@ public enum JoltCLI {
         case "eval": try eval(rest, out: out)
         case "soak": try soak(rest, out: out)
         case "calibrate": try calibrate(rest, out: out)
+        case "plot": try plot(rest, out: out)
         default: throw JoltError(.software, "command '\(name)' is listed but not wired")
         }
     }
@@ -459,6 +480,18 @@ public enum JoltCLI {
             }
         }
         if let failed { throw failed }
+    }
+
+    static func plot(_ args: [String], out: OutputStream) throws(JoltError) {
+        let a = try Arguments(command: "plot", args, valued: detectionValued.union(["-o", "--output"]), flags: ["--arm"])
+        guard a.positional.count == 1 else {
+            throw JoltError(.usage, "jolt plot: give one trace file\(a.positional.count > 1 ? " (found \(a.positional.count))" : "") (see jolt plot --help)")
+        }
+        guard let output = a.value("-o", "--output") else { throw JoltError(.usage, "jolt plot: -o FILE.svg is required (see jolt plot --help)") }
+        var p = PlotCommand(trace: a.positional[0], output: output)
+        p.board = try detectionBoard(a)
+        p.arm = a.flag("--arm")
+        try p.run(out: out)
     }
 
     static func calibrate(_ args: [String], out: OutputStream) throws(JoltError) {

@@ -105,3 +105,106 @@ struct CalibrateTests {
         #expect(r.upAxis == 1 && r.upSign == -1 && r.accelOffset == [10, 0, 5])
     }
 }
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// The elements of an SVG file, parsed as XML: (name, attributes, text).
+final class SVGElements: NSObject, XMLParserDelegate {
+    var elements: [(String, [String: String], String)] = []
+    var stack: [Int] = []
+    var root: String?
+
+    static func parse(_ path: String) throws -> SVGElements {
+        let p = XMLParser(data: try Data(contentsOf: URL(fileURLWithPath: path)))
+        let d = SVGElements()
+        p.delegate = d
+        #expect(p.parse(), "well-formed XML: \(p.parserError.map { "\($0)" } ?? "")")
+        return d
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        if root == nil { root = name }
+        elements.append((name, attributes, ""))
+        stack.append(elements.count - 1)
+    }
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) { stack.removeLast() }
+    func parser(_ parser: XMLParser, foundCharacters s: String) { if let i = stack.last { elements[i].2 += s } }
+
+    func all(_ name: String, _ attr: String? = nil, _ value: String? = nil) -> [(String, [String: String], String)] {
+        elements.filter { $0.0 == name && (attr == nil || $0.1[attr!] == value) }
+    }
+}
+
+@Suite("jolt plot")
+struct PlotTests {
+    func replayEvents(_ trace: String) throws -> [String] {
+        let r = jolt(["replay", "--json", trace])
+        return try r.out.split(separator: "\n").map { l in
+            let o = try #require(try JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any])
+            return "\(o["event"]!)\(o["phase"].map { ".\($0)" } ?? "")\(o["state"].map { ".\($0)" } ?? "")"
+        }
+    }
+
+    @Test("the demo: an SVG with three panels, labelled axes, every series, the thresholds, and replay's events marked")
+    func demo() throws {
+        let trace = NSTemporaryDirectory() + "plot-\(UUID().uuidString).csv"
+        #expect(jolt(["record", "--seconds", "14", "--fast", "-o", trace]).code == .ok)
+        let svg = NSTemporaryDirectory() + "plot-\(UUID().uuidString).svg"
+        let r = jolt(["plot", trace, "-o", svg])
+        #expect(r.code == .ok, "\(r.error)")
+        let x = try SVGElements.parse(svg)
+        #expect(x.root == "svg")
+        let root = try #require(x.elements.first)
+        #expect(root.1["width"] == "1200" && root.1["viewBox"] != nil)
+        #expect(x.all("title").first?.2 == trace)
+        #expect(x.all("g", "class", "panel").count == 3)
+        let titles = x.all("text", "class", "panel-title").map(\.2)
+        #expect(titles == ["acceleration (g)", "dynamic acceleration |a − gravity| (g)", "rotation rate (°/s)"])
+        #expect(x.all("text", "id", "x-label").first?.2 == "time (s)")
+        #expect(x.all("text", "class", "tick").count >= 15)
+        for s in ["ax", "ay", "az", "mag", "gz", "dyn", "rx", "ry", "rz"] {
+            let path = try #require(x.all("path", "id", "series-\(s)").first, "series \(s)")
+            #expect((path.1["d"] ?? "").count > 1000, "series \(s) is drawn")
+        }
+        let thresholds = x.all("text", "class", "threshold-label").map(\.2)
+        #expect(thresholds.contains("shake threshold 0.7 g") && thresholds.contains("strong 1.2 g") && thresholds.contains { $0.hasPrefix("face down below") })
+        let marked = x.all("line", "class", "event").map { $0.1["data-event"]! }
+        let replay = try replayEvents(trace)
+        #expect(marked == ["shake.began", "shake.ended", "flip.face_down", "flip.face_up"])
+        #expect(marked == replay, "the same events as jolt replay: \(replay)")
+        #expect(x.all("text", "class", "event-label").map(\.2).first?.hasPrefix("shake began") == true)
+        #expect(x.all("rect", "class", "shake-span").count == 1)
+    }
+
+    @Test("an hour of trace stays a small picture (a min-max envelope per pixel) with every event; an accelerometer-only trace has two panels")
+    func long() throws {
+        var m = Motion(rate: 100, seed: 9)
+        for i in 0..<40 {
+            m.rest(85)
+            if i % 2 == 0 { m.shake(freq: 5, amp: 2.2, seconds: 1.5) } else { m.rotate(axis: V3(1, 0, 0), degrees: 180, seconds: 0.7); m.rest(3); m.rotate(axis: V3(1, 0, 0), degrees: -180, seconds: 0.7) }
+        }
+        var text = TraceWriter.header(rateMilliHz: 100_000, gyro: false)
+        for s in m.take() { text += TraceWriter.row(s, gyro: false) }
+        let trace = tempFile(text, name: "hour.csv")
+        let svg = NSTemporaryDirectory() + "plot-\(UUID().uuidString).svg"
+        #expect(jolt(["plot", trace, "-o", svg, "--sensitivity", "high"]).code == .ok)
+        let size = try FileManager.default.attributesOfItem(atPath: svg)[.size] as! Int
+        #expect(size < 1_000_000, "\(size) bytes")
+        let x = try SVGElements.parse(svg)
+        #expect(x.all("g", "class", "panel").count == 2)
+        let replay = jolt(["replay", "--json", "--sensitivity", "high", trace]).out.split(separator: "\n").count
+        #expect(x.all("line", "class", "event").count == replay && replay >= 60, "\(replay) events")
+    }
+
+    @Test("bad uses: no -o, two traces, standard input, a missing file, a trace of one sample")
+    func bad() {
+        #expect(jolt(["plot", "x.csv"]).code == .usage)
+        #expect(jolt(["plot", "a.csv", "b.csv", "-o", "x.svg"]).code == .usage)
+        #expect(jolt(["plot", "-", "-o", "x.svg"]).code == .usage)
+        #expect(jolt(["plot", "/nonexistent/t.csv", "-o", "x.svg"]).code == .noInput)
+        let one = jolt(["plot", tempFile("# rate_hz: 50\nt,ax,ay,az\n0,0,0,1\n"), "-o", NSTemporaryDirectory() + "one.svg"])
+        #expect(one.code == .dataError, "\(one.error)")
+    }
+}

@@ -1,0 +1,323 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+import JoltTrace
+
+/// `jolt plot`: a trace as an SVG picture — the three axes and the magnitude, the dynamic
+/// acceleration against the shake thresholds, the rotation rate, and the events `jolt replay`
+/// finds, marked and labelled — so that one can see why a shake fired or did not.
+///
+/// The trace is read twice, streaming: once for its span, once to draw. A long trace is drawn as
+/// a min-max envelope per pixel column, so the picture stays small whatever the trace's length.
+struct PlotCommand {
+    var trace: String
+    var output: String
+    var board = BoardProfile()
+    var arm = false
+
+    // Geometry, px.
+    static let width = 1200
+    static let left = 78, right = 24
+    static let top = 74, panelHeight = 210, gap = 46
+    static var plotWidth: Int { width - left - right }
+
+    /// Per pixel column: the lowest and highest value of each series.
+    struct Envelope {
+        var lo: [Int32], hi: [Int32], used: [Bool]
+        init(_ n: Int) {
+            lo = [Int32](repeating: .max, count: n)
+            hi = [Int32](repeating: .min, count: n)
+            used = [Bool](repeating: false, count: n)
+        }
+        mutating func add(_ c: Int, _ v: Int32) {
+            lo[c] = min(lo[c], v)
+            hi[c] = max(hi[c], v)
+            used[c] = true
+        }
+    }
+
+    /// The series drawn: acceleration x, y, z, magnitude, gravity z; dynamic magnitude;
+    /// rotation x, y, z (mg, mg, mdps).
+    enum S: Int, CaseIterable { case ax, ay, az, mag, gz, dyn, rx, ry, rz }
+
+    struct Drawn {
+        var envelopes: [Envelope]
+        /// Up to twice the columns: every sample, drawn as a line through each.
+        var points: [[(Int64, Int32)]]
+        var events: [EventRecord] = []
+        var samples = 0
+        var first: Int64 = 0, last: Int64 = 0
+        var hasGyro = false
+        var rateMilliHz: Int32 = 0
+    }
+
+    func run(out: OutputStream) throws(JoltError) {
+        guard trace != "-" else { throw JoltError(.usage, "jolt plot: reads its trace twice, so it needs a file, not standard input") }
+        // Pass 1: the span.
+        let scan = try TraceFile(path: trace)
+        var first: Int64?, last: Int64 = 0, count = 0
+        while let s = try scan.next() {
+            if first == nil { first = s.t }
+            last = s.t
+            count += 1
+        }
+        scan.close()
+        guard let t0 = first, count >= 2 else { throw JoltError(.dataError, "\(trace): fewer than two samples to plot") }
+        // Pass 2: envelopes, points, events.
+        let file = try TraceFile(path: trace)
+        var settings = board.detection
+        settings.rateMilliHz = file.rateMilliHz
+        settings.gyro = file.header.hasGyro
+        settings.rangeMilliG = file.header.rangeMilliG ?? 0
+        var drawn = try withDetectors(settings, Pass(file: file, settings: settings, first: t0, last: last, count: count, arm: arm))
+        drawn.hasGyro = file.header.hasGyro
+        drawn.rateMilliHz = file.rateMilliHz
+        let svg = render(drawn, settings: settings)
+        try CalibrateCommand.writeAtomically(output, svg)
+        Log.info("\(output): \(drawn.samples) samples, \(drawn.events.count) events, \(svg.utf8.count / 1024) KiB")
+    }
+
+    struct Pass: DetectorConsumer {
+        let file: TraceFile
+        let settings: DetectionSettings
+        let first: Int64, last: Int64, count: Int
+        let arm: Bool
+
+        func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) -> Drawn {
+            let cols = PlotCommand.plotWidth
+            let raw = count <= 2 * cols
+            var out = Drawn(envelopes: S.allCases.map { _ in Envelope(cols) }, points: S.allCases.map { _ in [] })
+            out.first = first
+            out.last = last
+            var records: [EventRecord] = []
+            let span = max(last - first, 1)
+            while let s = try file.next() {
+                let e = d.update(s)
+                if out.samples == 0 && arm { d.armTamper() }
+                out.samples += 1
+                let g = d.gravity
+                let dx = Int64(s.accel.x) - Int64(g.x), dy = Int64(s.accel.y) - Int64(g.y), dz = Int64(s.accel.z) - Int64(g.z)
+                let dyn = Int32(clamping: Int64(Double(dx * dx + dy * dy + dz * dz).squareRoot()))
+                let a2 = Int64(s.accel.x) * Int64(s.accel.x) + Int64(s.accel.y) * Int64(s.accel.y) + Int64(s.accel.z) * Int64(s.accel.z)
+                let values: [Int32] = [s.accel.x, s.accel.y, s.accel.z, Int32(clamping: Int64(Double(a2).squareRoot())), g.z, dyn, s.gyro.x, s.gyro.y, s.gyro.z]
+                let c = min(Int((s.t - first) * Int64(cols) / span), cols - 1)
+                for (i, v) in values.enumerated() {
+                    out.envelopes[i].add(c, v)
+                    if raw { out.points[i].append((s.t, v)) }
+                }
+                if !e.isEmpty {
+                    records.removeAll(keepingCapacity: true)
+                    EventBuilder.records(e, at: s.t, detectors: d, settings: settings, into: &records)
+                    out.events += records
+                }
+            }
+            return out
+        }
+    }
+
+    // MARK: drawing
+
+    /// 1, 2 or 5 × 10^k: the tick step that gives about `target` ticks over `span`.
+    static func niceStep(_ span: Double, target: Double) -> Double {
+        let raw = max(span / target, 1e-9)
+        var p = 1.0
+        while p * 10 <= raw { p *= 10 }
+        while p > raw { p /= 10 }
+        for m in [1.0, 2.0, 5.0, 10.0] where p * m >= raw { return p * m }
+        return p * 10
+    }
+
+    static func num(_ v: Double) -> String {
+        let r = (v * 100).rounded() / 100
+        if r == r.rounded() { return String(Int(r)) }
+        return String(r)
+    }
+
+    static func escape(_ s: String) -> String {
+        var o = ""
+        for c in s {
+            switch c {
+            case "&": o += "&amp;"
+            case "<": o += "&lt;"
+            case ">": o += "&gt;"
+            case "\"": o += "&quot;"
+            default: o.append(c)
+            }
+        }
+        return o
+    }
+
+    struct Panel {
+        var title: String, unit: String, top: Int
+        var lo: Double, hi: Double
+        /// Series: id, legend, colour, scale (value / scale = plotted unit), dashed.
+        var series: [(S, String, String, Double, Bool)]
+        /// Horizontal lines: value, label, colour, dashed.
+        var lines: [(Double, String, String, Bool)]
+    }
+
+    func render(_ d: Drawn, settings: DetectionSettings) -> String {
+        let W = Self.width, L = Self.left, PW = Self.plotWidth, PH = Self.panelHeight
+        let span = Double(max(d.last - d.first, 1)) / 1e6
+        func x(_ t: Int64) -> Double { Double(L) + Double(t - d.first) / 1e6 / span * Double(PW) }
+        func range(_ ids: [S], scale: Double, floor: Double, symmetric: Bool) -> (Double, Double) {
+            var lo = 0.0, hi = floor
+            for id in ids {
+                let e = d.envelopes[id.rawValue]
+                for c in e.used.indices where e.used[c] {
+                    lo = min(lo, Double(e.lo[c]) / scale)
+                    hi = max(hi, Double(e.hi[c]) / scale)
+                }
+            }
+            if symmetric {
+                let m = max(-lo, hi, floor)
+                return (-m * 1.05, m * 1.05)
+            }
+            return (min(lo, 0), hi * 1.08)
+        }
+        var panels: [Panel] = []
+        var y = Self.top
+        let (alo, ahi) = range([.ax, .ay, .az, .mag], scale: 1000, floor: 1.2, symmetric: true)
+        let faceDown = -cos(Double(settings.flip.faceDownAngleDeci) / 10 * Double.pi / 180)
+        var accelLines: [(Double, String, String, Bool)] = [(faceDown, "face down below \(Self.num(faceDown)) g (gravity z)", "#7b3294", true)]
+        if settings.shakeAlgorithm == .threshold {
+            let t = Double(settings.phoneShake.axisThresholdMilliG) / 1000
+            accelLines += [(t, "threshold \(Self.num(t)) g per axis", "#e66101", true), (-t, "", "#e66101", true)]
+        }
+        panels.append(Panel(title: "acceleration", unit: "g", top: y, lo: alo, hi: ahi,
+                            series: [(.ax, "x", "#d7191c", 1000, false), (.ay, "y", "#1a9641", 1000, false), (.az, "z", "#2c7bb6", 1000, false),
+                                     (.mag, "|a|", "#222222", 1000, false), (.gz, "gravity z", "#7b3294", 1000, true)],
+                            lines: accelLines))
+        y += PH + Self.gap
+        let sh = settings.shake
+        let strong = Double(sh.strongMilliG) / 1000, threshold = Double(sh.thresholdMilliG) / 1000, hysteresis = Double(sh.hysteresisMilliG) / 1000
+        let (_, dhi) = range([.dyn], scale: 1000, floor: strong * 1.15, symmetric: false)
+        panels.append(Panel(title: "dynamic acceleration |a − gravity|", unit: "g", top: y, lo: 0, hi: dhi,
+                            series: [(.dyn, "|a − gravity|", "#222222", 1000, false)],
+                            lines: [(strong, "strong \(Self.num(strong)) g", "#d7191c", true),
+                                    (threshold, "shake threshold \(Self.num(threshold)) g", "#e66101", false),
+                                    (hysteresis, "hysteresis \(Self.num(hysteresis)) g", "#999999", true)]))
+        if d.hasGyro {
+            y += PH + Self.gap
+            let (rlo, rhi) = range([.rx, .ry, .rz], scale: 1000, floor: 30, symmetric: true)
+            panels.append(Panel(title: "rotation rate", unit: "°/s", top: y, lo: rlo, hi: rhi,
+                                series: [(.rx, "x", "#d7191c", 1000, false), (.ry, "y", "#1a9641", 1000, false), (.rz, "z", "#2c7bb6", 1000, false)],
+                                lines: []))
+        }
+        let bottom = y + PH
+        let H = bottom + 56
+        var s = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(W)" height="\(H)" viewBox="0 0 \(W) \(H)" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">
+        <title>\(Self.escape(trace))</title>
+        <rect width="\(W)" height="\(H)" fill="white"/>
+
+        """
+        let name = trace.split(separator: "/").last.map(String.init) ?? trace
+        let alg = "\(settings.shakeAlgorithm.name) shake, \(settings.flipAlgorithm.name) flip"
+        s += "<text id=\"title\" x=\"\(L)\" y=\"22\" font-size=\"16\" font-weight=\"bold\">\(Self.escape(name))</text>\n"
+        s += "<text id=\"subtitle\" x=\"\(L)\" y=\"40\" fill=\"#555\">\(d.samples) samples, \(Self.num(span)) s at \(hz(d.rateMilliHz)) Hz · \(Self.escape(alg)) · \(d.events.count) event\(d.events.count == 1 ? "" : "s")</text>\n"
+        // Shakes as shaded spans, under everything.
+        var began: Int64?
+        for e in d.events {
+            switch e.kind {
+            case .shake(.began): began = e.t
+            case .shake(.ended), .shake(.cancelled):
+                if let b = began {
+                    let colour = e.kind == .shake(.cancelled) ? "#f4cccc" : "#fff2cc"
+                    s += "<rect class=\"shake-span\" x=\"\(Self.num(x(b)))\" y=\"\(Self.top)\" width=\"\(Self.num(max(x(e.t) - x(b), 1)))\" height=\"\(bottom - Self.top)\" fill=\"\(colour)\"/>\n"
+                }
+                began = nil
+            default: break
+            }
+        }
+        // Time ticks.
+        let step = Self.niceStep(span, target: 12)
+        var tick = (Double(d.first) / 1e6 / step).rounded(.up) * step
+        while tick <= Double(d.last) / 1e6 + 1e-9 {
+            let tx = x(Int64((tick * 1e6).rounded()))
+            s += "<line class=\"grid\" x1=\"\(Self.num(tx))\" y1=\"\(Self.top)\" x2=\"\(Self.num(tx))\" y2=\"\(bottom)\" stroke=\"#eeeeee\"/>\n"
+            s += "<text class=\"tick\" x=\"\(Self.num(tx))\" y=\"\(bottom + 16)\" text-anchor=\"middle\">\(Self.num(tick))</text>\n"
+            tick += step
+        }
+        s += "<text id=\"x-label\" x=\"\(L + PW / 2)\" y=\"\(bottom + 38)\" text-anchor=\"middle\">time (s)</text>\n"
+        for (pi, p) in panels.enumerated() {
+            func py(_ v: Double) -> Double { Double(p.top + PH) - (v - p.lo) / max(p.hi - p.lo, 1e-9) * Double(PH) }
+            s += "<g class=\"panel\" id=\"panel-\(pi)\">\n"
+            s += "<text class=\"panel-title\" x=\"\(L)\" y=\"\(p.top - 8)\" font-weight=\"bold\">\(Self.escape(p.title)) (\(p.unit))</text>\n"
+            s += "<text class=\"y-label\" transform=\"translate(18 \(p.top + PH / 2)) rotate(-90)\" text-anchor=\"middle\">\(Self.escape(p.unit))</text>\n"
+            let ystep = Self.niceStep(p.hi - p.lo, target: 5)
+            var v = (p.lo / ystep).rounded(.up) * ystep
+            while v <= p.hi + 1e-9 {
+                let yy = py(v)
+                s += "<line class=\"grid\" x1=\"\(L)\" y1=\"\(Self.num(yy))\" x2=\"\(L + PW)\" y2=\"\(Self.num(yy))\" stroke=\"\(abs(v) < 1e-9 ? "#bbbbbb" : "#eeeeee")\"/>\n"
+                s += "<text class=\"tick\" x=\"\(L - 6)\" y=\"\(Self.num(yy + 4))\" text-anchor=\"end\">\(Self.num(v))</text>\n"
+                v += ystep
+            }
+            s += "<rect x=\"\(L)\" y=\"\(p.top)\" width=\"\(PW)\" height=\"\(PH)\" fill=\"none\" stroke=\"#888888\"/>\n"
+            for (value, label, colour, dashed) in p.lines where value >= p.lo && value <= p.hi {
+                let yy = Self.num(py(value))
+                s += "<line class=\"threshold\" x1=\"\(L)\" y1=\"\(yy)\" x2=\"\(L + PW)\" y2=\"\(yy)\" stroke=\"\(colour)\" stroke-width=\"1.2\"\(dashed ? " stroke-dasharray=\"6 4\"" : "")/>\n"
+                if !label.isEmpty {
+                    s += "<text class=\"threshold-label\" x=\"\(L + PW - 4)\" y=\"\(Self.num(py(value) - 4))\" text-anchor=\"end\" fill=\"\(colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(Self.escape(label))</text>\n"
+                }
+            }
+            for (id, _, colour, scale, dashed) in p.series {
+                var path = ""
+                if !d.points[id.rawValue].isEmpty {
+                    for (i, (t, v)) in d.points[id.rawValue].enumerated() {
+                        path += (i == 0 ? "M" : "L") + Self.num(x(t)) + " " + Self.num(py(Double(v) / scale))
+                    }
+                } else {
+                    // The envelope: down each column's range, then on to the next column.
+                    let e = d.envelopes[id.rawValue]
+                    var started = false
+                    for c in e.used.indices where e.used[c] {
+                        let cx = Self.num(Double(L) + Double(c) + 0.5)
+                        path += (started ? "L" : "M") + cx + " " + Self.num(py(Double(e.hi[c]) / scale)) + "L" + cx + " " + Self.num(py(Double(e.lo[c]) / scale))
+                        started = true
+                    }
+                }
+                s += "<path class=\"series\" id=\"series-\(id)\" d=\"\(path)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"\(dashed ? "1.5" : "1")\" stroke-linejoin=\"round\"\(dashed ? " stroke-dasharray=\"4 3\"" : "")/>\n"
+            }
+            // Legend, top right.
+            var lx = L + PW - 8
+            for (_, legend, colour, _, dashed) in p.series.reversed() {
+                let w = 26 + legend.count * 7
+                lx -= w
+                s += "<line x1=\"\(lx)\" y1=\"\(p.top - 12)\" x2=\"\(lx + 16)\" y2=\"\(p.top - 12)\" stroke=\"\(colour)\" stroke-width=\"2\"\(dashed ? " stroke-dasharray=\"4 3\"" : "")/>\n"
+                s += "<text class=\"legend\" x=\"\(lx + 20)\" y=\"\(p.top - 8)\">\(Self.escape(legend))</text>\n"
+            }
+            s += "</g>\n"
+        }
+        // Events: a line through every panel and a label above the first, in up to three rows.
+        var rowEnd = [Double](repeating: -1e9, count: 3)
+        s += "<g id=\"events\">\n"
+        for e in d.events {
+            let ex = x(e.t)
+            let (label, colour) = Self.describe(e)
+            s += "<line class=\"event\" data-event=\"\(e.bindingName)\" data-t=\"\(EventRecord.seconds(e.t))\" x1=\"\(Self.num(ex))\" y1=\"\(Self.top)\" x2=\"\(Self.num(ex))\" y2=\"\(bottom)\" stroke=\"\(colour)\" stroke-width=\"1.5\"/>\n"
+            let textWidth = Double(label.count) * 6.5
+            if let row = rowEnd.indices.first(where: { rowEnd[$0] < ex - 4 }) {
+                rowEnd[row] = ex + textWidth
+                s += "<text class=\"event-label\" x=\"\(Self.num(ex + 3))\" y=\"\(Self.top + 14 + row * 14)\" fill=\"\(colour)\" font-size=\"11\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(Self.escape(label))</text>\n"
+            }
+        }
+        s += "</g>\n</svg>\n"
+        return s
+    }
+
+    /// An event's label and colour.
+    static func describe(_ e: EventRecord) -> (String, String) {
+        switch e.kind {
+        case .shake(.began): return ("shake began" + (e.peakMilliG.map { " \(EventRecord.g($0)) g" } ?? ""), "#e66101")
+        case .shake(.ended): return ("shake ended", "#b35806")
+        case .shake(.cancelled): return ("shake cancelled", "#d7191c")
+        case .flip(.faceDown): return ("face down", "#7b3294")
+        case .flip(.faceUp): return ("face up", "#7b3294")
+        case .tamper: return ("tamper", "#d7191c")
+        default: return (e.bindingName, "#555555")
+        }
+    }
+}
