@@ -70,6 +70,28 @@ public enum JoltCLI {
                 "jolt run --board boards/sim.json --trace recording.csv --fast --json",
             ]),
         CommandHelp(
+            name: "watch", summary: "see what the sensor sees, live: axes, orientation, detector levels, events",
+            usage: "jolt watch [--board FILE] [--plain] [--seconds S] [--fast] [--trace FILE] [--sensitivity LEVEL]",
+            details: """
+                On a terminal, a screen redrawn eight times a second (80×24 is enough, over SSH too): each
+                axis and the magnitude as bars with numbers, the rotation rate, the orientation (face up,
+                face down, on a side), the shake detector's level against its threshold and strong level
+                with its lobes so far, the flip and tamper levels, and the last events as they fire. q or
+                Ctrl-C quits and gives the terminal back as it was. When standard output is not a terminal
+                (or with --plain): one line every half second, and each event on its own line.
+                The chip is read exactly as 'jolt run' reads it, with the same detectors; the board's
+                outputs, alarm and actions are not touched. The simulated board loops its motion.
+                """,
+            options: [
+                ("--board FILE", "the board profile (default: as jolt run)"),
+                ("--plain", "plain lines even on a terminal"),
+                ("--seconds S", "stop after S seconds of samples"),
+                ("--fast", "simulated boards: run on simulated time"),
+                ("--trace FILE", "simulated boards: play this trace"),
+                ("--sensitivity LEVEL", "preset: low, medium, high"),
+            ],
+            examples: ["jolt watch --board /etc/jolt/kiosk.json", "jolt watch", "jolt watch --board boards/sim.json --plain --seconds 20 | tee watch.log"]),
+        CommandHelp(
             name: "arm", summary: "arm the theft alarm of a running jolt",
             usage: "jolt arm [--socket PATH] [--json]",
             details: """
@@ -310,6 +332,7 @@ public enum JoltCLI {
         case "soak": try soak(rest, out: out)
         case "calibrate": try calibrate(rest, out: out)
         case "plot": try plot(rest, out: out)
+        case "watch": try watch(rest, out: out)
         default: throw JoltError(.software, "command '\(name)' is listed but not wired")
         }
     }
@@ -480,6 +503,20 @@ public enum JoltCLI {
             }
         }
         if let failed { throw failed }
+    }
+
+    static func watch(_ args: [String], out: OutputStream) throws(JoltError) {
+        SignalChannel.block([SIGINT, SIGTERM, SIGHUP])
+        let a = try Arguments(command: "watch", args, valued: ["--board", "--seconds", "--trace", "--sensitivity"], flags: ["--plain", "--fast"])
+        guard a.positional.isEmpty else { throw JoltError(.usage, "jolt watch: unexpected argument '\(a.positional[0])' (see jolt watch --help)") }
+        var o = WatchCommand.Options()
+        o.fast = a.flag("--fast")
+        o.plain = a.flag("--plain")
+        o.trace = a.value("--trace")
+        if let s = try a.fixed("--seconds", places: 6, range: 1...31_536_000_000_000, unit: "s") { o.limitMicros = s }
+        var b = try board(a, sensitivity: try sensitivity(a))
+        if b.isSimulated { b.sim.loop = true }
+        try WatchCommand(board: b, options: o, out: out).run()
     }
 
     static func plot(_ args: [String], out: OutputStream) throws(JoltError) {

@@ -66,6 +66,10 @@ final class RunCommand {
     var observer: ((EventRecord, Int64) -> Void)?
     /// Called at each wake-up with the run clock's time.
     var onWake: ((Int64) -> Void)?
+    /// Sees every sample with what it raised and the detectors' state (a live view).
+    var onSample: ((Sample, Events, LiveLevels) -> Void)?
+    /// Set (by a hook) to end the run at the next wake-up.
+    var stopRequested = false
     /// The chip's health: retries, faults, re-probes. Kept across reloads.
     var supervisor = ChipSupervisor(periodMicros: 10_000, now: 0)
 
@@ -328,6 +332,7 @@ final class RunCommand {
                 if now < nextPoll { continue }   // woken early by a control request
                 r.stats.wakeups += 1
                 r.onWake?(now)
+                if r.stopRequested { return .done }
                 if let end = r.hw.sim?.bus.stallEnd(at: now) {
                     nextPoll = end   // a simulated host stall: no polling until it ends
                     continue
@@ -414,6 +419,9 @@ final class RunCommand {
                     index += 1
                     r.stats.samples += 1
                     let e = d.update(s)
+                    if let view = r.onSample {
+                        view(s, e, LiveLevels(gravity: d.gravity, shakeProgress: d.shakeProgress, faceDown: d.isFaceDown))
+                    }
                     if rearmTamper {
                         d.armTamper()
                         rearmTamper = false
@@ -446,6 +454,13 @@ final class RunCommand {
         Log.info("key switch \(name): \(v ? "on, arming" : "off, disarming")")
         if let tr = alarm!.command(arm: v, at: streamNow, detectors: &d) { alarmChanged(tr, at: streamNow) }
     }
+}
+
+/// The detectors' state after a sample, for a live view.
+struct LiveLevels {
+    var gravity: Vec3
+    var shakeProgress: Int32
+    var faceDown: Bool
 }
 
 extension Alarm {

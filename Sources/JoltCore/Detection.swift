@@ -97,6 +97,13 @@ public protocol ShakeDetecting: Sendable {
     /// The largest dynamic acceleration of the current (or last) shake, squared, mg² (0 when the
     /// algorithm does not measure it).
     var shakePeak2: Int64 { get }
+    /// How far a shake being recognised has got, in the algorithm's own steps (Jolt's: lobes in
+    /// a row), for a live view; 0 for algorithms without steps.
+    var progress: Int32 { get }
+}
+
+extension ShakeDetecting {
+    public var progress: Int32 { 0 }
 }
 
 /// A flip detector that the detector set can drive.
@@ -119,6 +126,7 @@ extension JoltShake: ShakeDetecting {
     @inlinable
     public mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> ShakePhase? { update(s, dynamic: dynamic) }
     public var shakeSince: Int64 { lifecycle.since }
+    public var progress: Int32 { chainLength }
 }
 
 extension ThresholdShake: ShakeDetecting {
@@ -188,6 +196,10 @@ public protocol SampleDetector: Sendable {
     var shakeSince: Int64 { get }
     /// The largest dynamic acceleration of the current (or last) shake, squared, mg² (0: unknown).
     var shakePeak2: Int64 { get }
+    /// The shake detector's progress towards a shake (see `ShakeDetecting.progress`).
+    var shakeProgress: Int32 { get }
+    /// Whether the tamper detector is armed.
+    var tamperArmed: Bool { get }
 }
 
 /// Shake, flip and tamper detection together, sharing one gravity estimate.
@@ -237,6 +249,8 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
     public var isFaceDown: Bool { flip.isFaceDown }
     public var shakeSince: Int64 { shake.shakeSince }
     public var shakePeak2: Int64 { shake.shakePeak2 }
+    public var shakeProgress: Int32 { shake.progress }
+    public var tamperArmed: Bool { tamper.isArmed }
 }
 
 /// Jolt's default detector set.

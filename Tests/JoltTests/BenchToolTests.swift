@@ -1,6 +1,7 @@
 import Foundation
 @testable import JoltApp
 import JoltCore
+import JoltLinux
 import JoltMotion
 import JoltTrace
 import Testing
@@ -206,5 +207,120 @@ struct PlotTests {
         #expect(jolt(["plot", "/nonexistent/t.csv", "-o", "x.svg"]).code == .noInput)
         let one = jolt(["plot", tempFile("# rate_hz: 50\nt,ax,ay,az\n0,0,0,1\n"), "-o", NSTemporaryDirectory() + "one.svg"])
         #expect(one.code == .dataError, "\(one.error)")
+    }
+}
+
+@Suite("jolt watch")
+struct WatchTests {
+    @Test("not on a terminal: a plain line every half second and each event as it fires")
+    func plain() {
+        let r = jolt(["watch", "--fast", "--seconds", "14"])
+        #expect(r.code == .ok, "\(r.error)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let ticks = lines.filter { $0.contains(" |a| ") }
+        #expect(ticks.count == 28, "\(ticks.count) lines")
+        #expect(ticks.first?.hasPrefix("0.0 s  x ") == true && ticks.allSatisfy { $0.contains("face") && $0.contains("shake") })
+        let events = lines.filter { !$0.contains(" |a| ") }
+        #expect(events.count == 4 && events[0].contains("shake began") && events[2].contains("flip: face down"), "\(events)")
+        #expect(ticks.contains { $0.contains("face down") })
+    }
+
+    @Test("the screen is 24 lines of at most 80 characters, with every part in it")
+    func screen() {
+        let w = WatchCommand(board: BoardProfile.builtInSim, options: WatchCommand.Options(), out: OutputStream.capturing())
+        w.state.title = "jolt watch: MPU6050 (WHO_AM_I 0x68) on /dev/i2c-1, 100 Hz, ±4 g"
+        w.state.sample = Sample(t: 12_340_000, accel: Vec3(120, -3400, -980), gyro: Vec3(45_000, 0, -1000))
+        w.state.gravity = Vec3(0, 0, -1000)
+        w.state.faceDown = true
+        w.state.dynamicPeak = 900
+        w.state.progress = 2
+        w.state.reference = Vec3(0, 0, 1000)
+        w.state.events = (0..<9).map { EventRecord(t: Int64($0) * 1_000_000, kind: .shake(.began), peakMilliG: 1500) }
+        let lines = w.render()
+        #expect(lines.count == 24)
+        #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines.map(\.count))")
+        let text = lines.joined(separator: "\n")
+        for part in ["q quits", "accel (g)", "rotation (°/s)", "orientation  face down", "|a - gravity|  0.90 g", "lobes in a row 2 of 3", "tilt 180.0°", "last events", "8.000 s  shake began"] {
+            #expect(text.contains(part), "\(part) in\n\(text)")
+        }
+        // -3.4 g on a ±4 g scale: the y bar is filled left of the middle.
+        let y = try! #require(lines.first { $0.hasPrefix("   y") })
+        #expect(y.contains("-3.400") && y.contains("[...######"), "\(y)")
+        // A small terminal gets the top of the screen, cut to its width.
+        #expect(w.render(width: 40, height: 10).count == 10 && w.render(width: 40, height: 10).allSatisfy { $0.count <= 40 })
+    }
+
+    /// q typed, or the SIGINT a terminal sends its foreground program for Ctrl-C (this pty is
+    /// not the program's controlling terminal, so the test sends the signal itself).
+    @Test("on a terminal: the live screen, then q or Ctrl-C quits with status 0 and the terminal given back", arguments: ["q", "ctrl-c"])
+    func terminal(quit: String) throws {
+        let (master, slaveName) = try #require(Terminal.openPseudoTerminal())
+        let slave = try #require(FileHandle(forUpdatingAtPath: slaveName))
+        var before = termios()
+        #expect(tcgetattr(slave.fileDescriptor, &before) == 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
+        p.arguments = ["watch"]
+        p.standardInput = slave
+        p.standardOutput = slave
+        p.standardError = slave
+        try p.run()
+        var screen: [UInt8] = []
+        func drain(_ seconds: Double) {
+            let end = Date().addingTimeInterval(seconds)
+            var buf = [UInt8](repeating: 0, count: 65536)
+            while Date() < end {
+                var fds = [pollfd(fd: master, events: Int16(POLLIN), revents: 0)]
+                if poll(&fds, 1, 50) > 0 {
+                    let n = read(master, &buf, buf.count)
+                    if n > 0 { screen += buf[0..<n] }
+                }
+            }
+        }
+        drain(3.5)
+        if quit == "q" {
+            var k = UInt8(ascii: "q")
+            _ = write(master, &k, 1)
+        } else {
+            kill(p.processIdentifier, SIGINT)
+        }
+        let asked = Date()
+        while p.isRunning && Date().timeIntervalSince(asked) < 5 { drain(0.1) }
+        drain(0.2)
+        let text = String(decoding: screen, as: UTF8.self)
+        if p.isRunning {
+            Issue.record("still running 5 s after the key; the screen ended: \(text.suffix(300).debugDescription)")
+            p.terminate()
+            p.waitUntilExit()
+        }
+        #expect(p.terminationStatus == 0, "status \(p.terminationStatus)")
+        #expect(text.contains("\u{1B}[?1049h"), "the alternate screen")
+        #expect(text.contains("shake began"), "the demo's shake on the screen")
+        #expect(text.contains("accel (g)") && text.contains("orientation"))
+        #expect(text.hasSuffix("\u{1B}[?25h\u{1B}[?1049l"), "cursor and screen given back: \(text.suffix(60).debugDescription)")
+        var after = termios()
+        #expect(tcgetattr(slave.fileDescriptor, &after) == 0)
+        #expect(after.c_lflag == before.c_lflag, "echo and line mode back as they were")
+        close(master)
+    }
+}
+
+@Suite("Bench tools on real recordings")
+struct BenchToolsOnRecordings {
+    static let traces = ["s1_003_TRAP.csv", "s3_006_FEL.csv", "s2_043_PEN.csv"]
+
+    @Test("plot marks what replay finds; watch plays it; calibrate refuses a moving wrist", arguments: traces)
+    func recording(name: String) throws {
+        let trace = sharedData + "/wrist-imu/" + name
+        let svg = NSTemporaryDirectory() + "plot-\(UUID().uuidString).svg"
+        #expect(jolt(["plot", trace, "-o", svg, "--sensitivity", "high"]).code == .ok)
+        let marked = try SVGElements.parse(svg).all("line", "class", "event").count
+        let replay = jolt(["replay", "--json", "--sensitivity", "high", trace]).out.split(separator: "\n").count
+        #expect(marked == replay)
+        let w = jolt(["watch", "--board", packageRoot + "/boards/sim.json", "--trace", trace, "--fast", "--seconds", "10"])
+        #expect(w.code == .ok && w.out.split(separator: "\n").filter { $0.contains(" |a| ") }.count == 20, "\(w.error)")
+        let out = NSTemporaryDirectory() + "cal-\(UUID().uuidString).json"
+        let c = jolt(["calibrate", "--board", packageRoot + "/boards/sim.json", "-o", out, "--fast", "--trace", trace])
+        #expect(c.code == .tempFailure && c.error.contains("moved"), "\(c.error)")
     }
 }

@@ -7,6 +7,10 @@
 #include <sys/signalfd.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <stddef.h>
 
 extern int pipe2(int pipefd[2], int flags);
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
@@ -17,6 +21,29 @@ static inline int jolt_pipe2(int fds[2], int flags) { return pipe2(fds, flags); 
 
 /// accept4(2): accept with SOCK_CLOEXEC / SOCK_NONBLOCK set atomically.
 static inline int jolt_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
+
+/// TIOCGWINSZ: the terminal's size in characters (0 when it is not a terminal).
+static inline int jolt_window_size(int fd, unsigned short *rows, unsigned short *cols) {
+    struct winsize w = {0};
+    int r = ioctl(fd, TIOCGWINSZ, &w);
+    *rows = w.ws_row;
+    *cols = w.ws_col;
+    return r;
+}
+
+extern int posix_openpt(int flags);
+extern int grantpt(int fd);
+extern int unlockpt(int fd);
+extern int ptsname_r(int fd, char *buf, size_t buflen);
+
+/// A new pseudo-terminal: returns the master's descriptor and writes the slave's path into
+/// `name` (-1 on failure). For testing a program's terminal handling.
+static inline int jolt_open_pty(char *name, size_t len) {
+    int m = posix_openpt(O_RDWR | O_NOCTTY);
+    if (m < 0) return -1;
+    if (grantpt(m) != 0 || unlockpt(m) != 0 || ptsname_r(m, name, len) != 0) { close(m); return -1; }
+    return m;
+}
 
 /// memfd_create(2): an anonymous file in memory (the trace fuzzer feeds its bytes through one).
 static inline int jolt_memfd_create(const char *name) { return memfd_create(name, 0); }

@@ -1,0 +1,267 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+import JoltLinux
+import JoltTrace
+
+/// `jolt watch`: what the sensor sees, live. On a terminal, a screen redrawn eight times a second
+/// (80×24 is enough, over SSH too): each axis and the magnitude as bars, the orientation, the
+/// detectors' levels against their thresholds, the last events. Otherwise one plain line every
+/// half second and the events as they fire. The chip is read by `jolt run`'s own loop (the same
+/// detectors, the same fault handling); the board's outputs, alarm and actions are left alone.
+final class WatchCommand {
+    struct Options {
+        var fast = false
+        var trace: String?
+        var limitMicros: Int64?
+        /// Plain lines even on a terminal.
+        var plain = false
+    }
+
+    /// What the screen shows, updated sample by sample.
+    struct State {
+        var title = ""
+        var rangeG: Int32 = 4
+        var gyroRangeDps: Int32 = 500
+        var hasGyro = true
+        var sample = Sample(t: 0, accel: Vec3(0, 0, 1000))
+        var gravity = Vec3(0, 0, 1000)
+        /// The largest dynamic acceleration since the last redraw, mg.
+        var dynamicPeak: Int32 = 0
+        var dynamic: Int32 = 0
+        var progress: Int32 = 0
+        var faceDown = false
+        /// Gravity when the view started (after 1 s): the tamper detector's reference.
+        var reference: Vec3?
+        var events: [EventRecord] = []
+        var samples = 0
+        var sensorOK = true
+        var faults = 0
+        var settings = DetectionSettings(rateMilliHz: 100_000, gyro: true)
+    }
+
+    let board: BoardProfile
+    let options: Options
+    let out: OutputStream
+    var state = State()
+
+    init(board: BoardProfile, options: Options, out: OutputStream) {
+        self.board = board
+        self.options = options
+        self.out = out
+    }
+
+    func run() throws(JoltError) {
+        var b = board
+        b.outputs = []
+        b.inputs = []
+        b.alarm = nil
+        b.actions = []
+        var o = RunCommand.Options(json: false, fast: options.fast)
+        o.trace = options.trace
+        o.limitMicros = options.limitMicros
+        o.control = false
+        let cmd = try RunCommand(board: b, options: o, out: OutputStream(fd: -1))
+        let sensor = cmd.hw.sensor
+        let bus = cmd.hw.busName
+        state.rangeG = sensor.rangeMilliG / 1000
+        state.gyroRangeDps = b.gyroRangeDps
+        state.hasGyro = sensor.hasGyro
+        state.settings = b.detection
+        // A live screen needs a terminal on both sides: keys in, frames out.
+        let terminal = options.plain || !out.isTerminal ? nil : Terminal(input: 0)
+        if terminal != nil {
+            out.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")   // alternate screen, no cursor
+            out.flush()
+        }
+        defer {
+            if let t = terminal {
+                out.write("\u{1B}[?25h\u{1B}[?1049l")
+                out.flush()
+                t.restore()
+            }
+        }
+        let wasVerbose = Log.verbose
+        if terminal != nil { Log.verbose = false }   // log lines would tear the screen
+        defer { Log.verbose = wasVerbose }
+        var lastDraw: Int64 = 0
+        var nextLine: Int64 = 0
+        cmd.onSample = { [unowned self] s, _, levels in
+            if state.samples == 0 {
+                // The chip has been identified by now.
+                state.title = "jolt watch: \(sensor.identity) on \(bus), \(hz(sensor.rateMilliHz)) Hz, ±\(sensor.rangeMilliG / 1000) g"
+            }
+            state.sample = s
+            state.gravity = levels.gravity
+            let d = s.accel - levels.gravity
+            let dyn = Int32(clamping: Int64(Double(d.lengthSquared).squareRoot()))
+            state.dynamic = dyn
+            state.dynamicPeak = max(state.dynamicPeak, dyn)
+            state.progress = levels.shakeProgress
+            state.faceDown = levels.faceDown
+            state.samples += 1
+            if state.reference == nil && state.samples >= Int(1_000_000 / max(Units.periodMicros(rateMilliHz: sensor.rateMilliHz), 1)) {
+                state.reference = levels.gravity
+            }
+            if terminal == nil && s.t >= nextLine {
+                nextLine = s.t + 500_000
+                out.write(plainLine() + "\n")
+                out.flush()
+                state.dynamicPeak = 0
+            }
+        }
+        cmd.observer = { [unowned self] e, _ in
+            state.events.append(e)
+            if state.events.count > 6 { state.events.removeFirst() }
+            if case .fault = e.kind { state.sensorOK = false; state.faults += 1 }
+            if case .recovered = e.kind { state.sensorOK = true }
+            if terminal == nil {
+                out.write(e.human + "\n")
+                out.flush()
+            }
+        }
+        cmd.onWake = { [unowned self] _ in
+            guard let t = terminal else { return }
+            if t.keys().contains(where: { $0 == UInt8(ascii: "q") || $0 == UInt8(ascii: "Q") || $0 == 3 }) {
+                cmd.stopRequested = true
+                return
+            }
+            let now = Sys.monotonicMicros()
+            guard now - lastDraw >= 125_000 else { return }
+            lastDraw = now
+            let size = Terminal.size(1) ?? (24, 80)
+            var frame = "\u{1B}[H"
+            for line in render(width: size.columns, height: size.rows) { frame += line + "\u{1B}[K\r\n" }
+            frame.removeLast(2)
+            out.write(frame + "\u{1B}[J")
+            out.flush()
+            state.dynamicPeak = 0
+        }
+        try cmd.run()
+    }
+
+    // MARK: text
+
+    /// mg as g with two decimals, rounded: 700 → "0.70".
+    static func g2(_ mg: Int32) -> String { TraceWriter.decimal((Int64(mg) + (mg >= 0 ? 5 : -5)) / 10, places: 2, trim: false) }
+
+    static func fixed(_ v: Int32, places: Int, sign: Bool = true) -> String {
+        let s = TraceWriter.decimal(Int64(v), places: places, trim: false)
+        return sign && v >= 0 ? "+" + s : s
+    }
+
+    /// A bar `width` characters wide for `value` in `lo...hi`: `#` filled from zero (marked `|`
+    /// when zero is inside), `.` empty; `marks` put a character at values (thresholds).
+    static func bar(_ value: Double, lo: Double, hi: Double, width: Int, marks: [(Double, Character)] = []) -> String {
+        var cells = [Character](repeating: ".", count: width)
+        func col(_ v: Double) -> Int { min(max(Int(((v - lo) / (hi - lo) * Double(width)).rounded(.down)), 0), width - 1) }
+        let zero = col(max(lo, min(0, hi)))
+        let at = col(value)
+        if value >= 0 {
+            if zero <= at { for i in zero...at { cells[i] = "#" } }
+        } else {
+            if at <= zero { for i in at...zero { cells[i] = "#" } }
+        }
+        for (v, c) in marks where v >= lo && v <= hi { cells[col(v)] = c }
+        if lo < 0 && hi > 0 && cells[zero] != "#" { cells[zero] = "|" }
+        return "[" + String(cells) + "]"
+    }
+
+    /// A bar's heading: `title`, then `lo`, `0` and `hi` over the bar's two ends and its middle
+    /// (bars start at column 16).
+    static func scale(_ title: String, lo: String, hi: String, width: Int) -> String {
+        var cells = [Character](repeating: " ", count: 16 + width + 2)
+        for (i, c) in title.enumerated() where i < cells.count { cells[i] = c }
+        func put(_ text: String, at col: Int) { for (i, c) in text.enumerated() where col + i < cells.count && col + i >= 0 { cells[col + i] = c } }
+        put(lo, at: 16)
+        put("0", at: 17 + width / 2)
+        put(hi, at: 17 + width - hi.count)
+        return String(cells)
+    }
+
+    /// Where gravity points, in words.
+    func orientation() -> String {
+        let g = state.gravity
+        let m = Double(max(g.lengthSquared, 1)).squareRoot()
+        let level = acos(min(max(Double(g.z) / m, -1), 1)) * 180 / Double.pi
+        let comps = [("x", g.x), ("y", g.y), ("z", g.z)]
+        let (axis, v) = comps.max { abs($0.1) < abs($1.1) }!
+        let words: String
+        if axis == "z" {
+            words = v > 0 ? "face up" : "face down"
+        } else {
+            words = "on its side (\(v > 0 ? "+" : "-")\(axis) up)"
+        }
+        return "\(words), \(Int(level.rounded()))° from face up (gravity z \(Self.fixed(g.z, places: 3)) g)"
+    }
+
+    func tamperTilt() -> Double? {
+        guard let r = state.reference else { return nil }
+        let g = state.gravity
+        let dot = Double(r.x) * Double(g.x) + Double(r.y) * Double(g.y) + Double(r.z) * Double(g.z)
+        let m = (Double(r.lengthSquared) * Double(g.lengthSquared)).squareRoot()
+        guard m > 0 else { return nil }
+        return acos(min(max(dot / m, -1), 1)) * 180 / Double.pi
+    }
+
+    /// One plain line: time, axes, magnitude, rotation, orientation, the shake level.
+    func plainLine() -> String {
+        let s = state.sample
+        let a = Int32(clamping: Int64(Double(s.accel.lengthSquared).squareRoot()))
+        var line = "\(EventRecord.seconds(s.t / 10_000 * 10_000)) s  x \(Self.fixed(s.accel.x, places: 3)) y \(Self.fixed(s.accel.y, places: 3)) z \(Self.fixed(s.accel.z, places: 3)) |a| \(Self.fixed(a, places: 3, sign: false)) g"
+        if state.hasGyro {
+            line += "  rot \(Self.fixed(s.gyro.x / 100, places: 1)) \(Self.fixed(s.gyro.y / 100, places: 1)) \(Self.fixed(s.gyro.z / 100, places: 1)) °/s"
+        }
+        line += "  \(state.faceDown ? "face down" : "face up")  shake \(Self.g2(state.dynamicPeak))/\(Self.g2(state.settings.shake.thresholdMilliG)) g"
+        if state.settings.shakeAlgorithm == .jolt { line += " lobes \(state.progress)/\(state.settings.shake.minLobes)" }
+        return line
+    }
+
+    /// The screen as lines, fitted to `width` × `height` (made for 80×24).
+    func render(width: Int = 80, height: Int = 24) -> [String] {
+        let s = state.sample
+        let w = 52
+        let range = Double(state.rangeG)
+        var lines: [String] = []
+        lines.append(state.title + String(repeating: " ", count: max(0, 70 - state.title.count)) + "  q quits")
+        lines.append("")
+        lines.append(Self.scale(" accel (g)", lo: "-\(state.rangeG)", hi: "+\(state.rangeG)", width: w))
+        for (name, v) in [("x", s.accel.x), ("y", s.accel.y), ("z", s.accel.z)] {
+            lines.append("   \(name)  \(Self.fixed(v, places: 3).leftPadded(7))  " + Self.bar(Double(v) / 1000, lo: -range, hi: range, width: w))
+        }
+        let a = Int32(clamping: Int64(Double(s.accel.lengthSquared).squareRoot()))
+        lines.append(" |a|  \(Self.fixed(a, places: 3, sign: false).leftPadded(7))  " + Self.bar(Double(a) / 1000, lo: -range, hi: range, width: w))
+        if state.hasGyro {
+            let r = Double(state.gyroRangeDps)
+            lines.append(Self.scale(" rotation (°/s)", lo: "-\(state.gyroRangeDps)", hi: "+\(state.gyroRangeDps)", width: w))
+            for (name, v) in [("x", s.gyro.x), ("y", s.gyro.y), ("z", s.gyro.z)] {
+                lines.append("   \(name)  \(Self.fixed(v / 100, places: 1).leftPadded(7))  " + Self.bar(Double(v) / 1000, lo: -r, hi: r, width: w))
+            }
+        }
+        lines.append(" orientation  " + orientation())
+        lines.append("")
+        let sh = state.settings.shake
+        let top = Double(max(sh.strongMilliG * 3 / 2, 2000)) / 1000
+        lines.append(" shake   |a - gravity| \(Self.g2(state.dynamicPeak).leftPadded(5)) g " + Self.bar(Double(state.dynamicPeak) / 1000, lo: 0, hi: top, width: 30, marks: [(Double(sh.thresholdMilliG) / 1000, ":"), (Double(sh.strongMilliG) / 1000, "!")]))
+        lines.append("         : threshold \(Self.g2(sh.thresholdMilliG)) g, ! strong \(Self.g2(sh.strongMilliG)) g" + (state.settings.shakeAlgorithm == .jolt ? ", lobes in a row \(state.progress) of \(sh.minLobes)" : " (\(state.settings.shakeAlgorithm.name) algorithm)"))
+        let fd = -cos(Double(state.settings.flip.faceDownAngleDeci) / 10 * Double.pi / 180)
+        lines.append(" flip    \(state.faceDown ? "face down" : "face up"); face down when gravity z < \(Self.g2(Int32((fd * 1000).rounded()))) g (now \(state.gravity.z >= 0 ? "+" : "")\(Self.g2(state.gravity.z)) g)")
+        let limit = Double(state.settings.tamper.tiltDeci) / 10
+        lines.append(" tamper  " + (tamperTilt().map { "tilt \(format1($0))° of \(format1(limit))° from where it lay at the start" } ?? "taking the reference…"))
+        lines.append("")
+        lines.append(" last events")
+        let shown = max(0, height - lines.count - 1)
+        let recent = state.events.suffix(min(shown, 6))
+        for e in recent { lines.append("  " + e.human) }
+        if recent.isEmpty { lines.append("   (none yet)") }
+        while lines.count < height - 1 { lines.append("") }
+        lines.append(" t \(EventRecord.seconds(s.t / 100_000 * 100_000)) s   \(state.samples) samples   sensor \(state.sensorOK ? "ok" : "FAULT")   faults \(state.faults)")
+        return lines.prefix(height).map { String($0.prefix(width)) }
+    }
+
+    func format1(_ v: Double) -> String {
+        let r = (v * 10).rounded() / 10
+        return TraceWriter.decimal(Int64((r * 10).rounded()), places: 1, trim: false)
+    }
+}
