@@ -76,10 +76,12 @@ public final class LinuxI2CBus: I2CBus {
 
     public var maxReadLength: Int { mode == .smbus ? Int(I2C_SMBUS_BLOCK_MAX) : 8192 }
 
-    /// The bus error kind for an errno, as `Documentation/i2c/fault-codes.rst` assigns them.
+    /// The bus error kind for an errno, as `Documentation/i2c/fault-codes.rst` assigns them;
+    /// ENODEV as well, which SMBus-only adapters such as i2c-stub return for an address where
+    /// no device is (found by the kernel-in-the-loop test).
     public static func kind(_ e: Errno) -> I2CErrorKind {
         switch e.rawValue {
-        case ENXIO, EREMOTEIO: return .noAcknowledge
+        case ENXIO, EREMOTEIO, ENODEV: return .noAcknowledge
         case EAGAIN: return .arbitrationLoss
         case EIO, EBUSY, EPROTO: return .bus
         case ETIMEDOUT: return .timeout

@@ -73,7 +73,7 @@ struct LinuxI2CTests {
     }
 
     @Test("errno from a transfer maps to the kernel's fault codes", arguments: [
-        (ENXIO, I2CErrorKind.noAcknowledge), (EREMOTEIO, .noAcknowledge), (EAGAIN, .arbitrationLoss), (EIO, .bus),
+        (ENXIO, I2CErrorKind.noAcknowledge), (EREMOTEIO, .noAcknowledge), (ENODEV, .noAcknowledge), (EAGAIN, .arbitrationLoss), (EIO, .bus),
         (EBUSY, .bus), (ETIMEDOUT, .timeout), (EOPNOTSUPP, .unsupported), (EINVAL, .other(EINVAL)),
     ])
     func errnoMapping(code: Int32, kind: I2CErrorKind) throws {
