@@ -16,6 +16,7 @@ import PackageDescription
 //   JoltSim      register-level simulated chips on a simulated bus, with fault injection.
 //   JoltLinux    the Linux side: one wrapper per syscall (mockable in debug builds), /dev/i2c-*,
 //                /dev/gpiochip*, signals, sockets, processes.
+//   JoltMQTT     the link to an MQTT broker (libmosquitto): outbox on disk, reconnection.
 //   JoltApp      configuration, traces, commands; what the `jolt` executable runs.
 //   JoltFuzz     fuzz targets for the trace reader, the board loader and the drivers.
 let debugMocking: [SwiftSetting] = [.define("ENABLE_MOCKING", .when(configuration: .debug))]
@@ -36,14 +37,16 @@ let package = Package(
         .systemLibrary(name: "CI2C", path: "hal/CI2C", providers: [.apt(["libi2c-dev"])]),
         .systemLibrary(name: "CGPIO", path: "hal/CGPIO"),
         .systemLibrary(name: "CLinux", path: "hal/CLinux"),
+        .systemLibrary(name: "CMosquitto", path: "hal/CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .target(
             name: "JoltLinux",
             dependencies: ["JoltDrivers", "CI2C", "CGPIO", "CLinux"],
             swiftSettings: debugMocking
         ),
+        .target(name: "JoltMQTT", dependencies: ["JoltLinux", "CMosquitto"]),
         .target(
             name: "JoltApp",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT"],
             swiftSettings: debugMocking
         ),
         .executableTarget(name: "jolt", dependencies: ["JoltApp"]),
@@ -59,7 +62,7 @@ let package = Package(
         .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltMotion", "JoltTrace", "CAllocCount"]),
         .testTarget(
             name: "JoltTests",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz", "JoltMQTT"],
             swiftSettings: debugMocking
         ),
     ],

@@ -41,6 +41,8 @@ public struct BoardProfile: Sendable {
     public var detection = DetectionSettings(rateMilliHz: 100_000, gyro: true)
     /// The simulated board's settings (bus "sim").
     public var sim = SimSettings()
+    /// The MQTT link, when the board has one.
+    public var mqtt: MQTTConfig?
     /// Named outputs (GPIO lines Jolt drives).
     public var outputs: [(name: String, line: LineSpec)] = []
     /// Named inputs (GPIO lines Jolt reads).
@@ -171,6 +173,7 @@ extension BoardProfile {
         b.actions = try parseActions(try r.object("actions"), outputs: outs)
         b.alarm = try parseAlarm(try r.object("alarm"), outputs: outs, inputs: ins)
         b.control = try parseControl(try r.object("control"))
+        if let m = try r.object("mqtt") { b.mqtt = try parseMQTT(m) }
         try r.finish()
         return b
     }

@@ -41,6 +41,8 @@ final class RunCommand {
     var control: ControlServer?
     let notifier = Notifier()
     var busLock: Int32?
+    /// The MQTT link, when the board has one.
+    var bridge: MQTTBridge?
 
     /// The alarm, when the board has one. Kept across reloads and detector restarts.
     var alarm: Alarm?
@@ -114,6 +116,11 @@ final class RunCommand {
         if options.control && (board.alarm != nil || board.control.socket != nil) {
             control = try ControlServer(config: board.control)
         }
+        if let m = board.mqtt {
+            let b = try MQTTBridge(config: m, board: board)
+            b.start(board: board, sensor: "\(sensor.identity) on \(hw.busName)", alarm: alarm)
+            bridge = b
+        }
         let fifo = sensor.usesFIFO ? "FIFO drained every \(min(Int64(board.fifoPollMillis) * 1000, sensor.maxPollMicros) / 1000) ms" : "read every sample"
         Log.info("\(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName): \(hz(sensor.rateMilliHz)) Hz, ±\(sensor.rangeMilliG / 1000) g\(sensor.hasGyro ? ", ±\(board.gyroRangeDps) °/s" : ""), \(fifo)\(clock.virtual ? ", simulated time" : "")\(control.map { ", control socket \($0.path)" } ?? "")")
         notifier.send("READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)")
@@ -167,6 +174,11 @@ final class RunCommand {
     /// The fail-safe, on every way out: outputs inactive, lines released, socket removed.
     func shutdown() {
         notifier.send("STOPPING=1")
+        defer {
+            // After the outputs are safe: say offline, keep what is unsent in the outbox.
+            bridge?.stop()
+            bridge = nil
+        }
         let hadWorker = worker != nil
         worker?.stop()
         worker = nil
@@ -199,8 +211,8 @@ final class RunCommand {
             || new.accelRangeG != board.accelRangeG || new.gyroRangeDps != board.gyroRangeDps || new.fifo != board.fifo
             || new.outputs.map(\.name) != board.outputs.map(\.name) || new.outputs.map(\.line) != board.outputs.map(\.line)
             || new.inputs.map(\.line) != board.inputs.map(\.line) || new.control != board.control || (new.alarm == nil) != (board.alarm == nil)
-            || new.alarm?.output != board.alarm?.output || new.alarm?.cadence != board.alarm?.cadence {
-            Log.warning("reload: changes to the bus, chip, rate, ranges, FIFO, lines, control socket or alarm output need a restart; applying the rest")
+            || new.alarm?.output != board.alarm?.output || new.alarm?.cadence != board.alarm?.cadence || new.mqtt != board.mqtt {
+            Log.warning("reload: changes to the bus, chip, rate, ranges, FIFO, lines, control socket, alarm output or MQTT need a restart; applying the rest")
         }
         var applied = board
         applied.detection = new.detection
@@ -222,6 +234,7 @@ final class RunCommand {
     func emit(_ r: EventRecord) {
         stats.events += 1
         observer?(r, clock.now)
+        bridge?.event(r)
         var actions: [Action] = [.stdout]
         if let m = board.actions {
             actions = []
@@ -240,6 +253,26 @@ final class RunCommand {
             worker?.submit(.alarm(sounding: tr.to == .triggered))
         }
         notifier.send("STATUS=alarm \(EventRecord.alarmName(tr.to))")
+        if let a = alarm { bridge?.alarm(a.state, since: a.since) }
+    }
+
+    /// Commands that came over MQTT: judged (authentication, code), applied like the control
+    /// socket's, answered on the result topic.
+    func mqttCommands<D: SampleDetector>(detectors d: inout D) {
+        guard let b = bridge else { return }
+        for payload in b.takeCommands() {
+            let (command, refusal) = b.judge(payload)
+            if let why = refusal {
+                Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)")
+                b.answer(command, ok: false, error: why, state: alarm?.state)
+                continue
+            }
+            if let tr = alarm!.command(arm: command == "arm", at: streamNow, detectors: &d) {
+                alarmChanged(tr, at: streamNow)
+            }
+            Log.info("mqtt: \(command)")
+            b.answer(command, ok: true, state: alarm?.state)
+        }
     }
 
     /// The answer to a control request.
@@ -299,6 +332,7 @@ final class RunCommand {
                 // Wait for the next poll, a signal, or a control request.
                 var fds = [pollfd(fd: r.signals!.fd, events: Int16(POLLIN), revents: 0)]
                 for f in r.control?.pollFDs ?? [] { fds.append(pollfd(fd: f, events: Int16(POLLIN), revents: 0)) }
+                if let b = r.bridge { fds.append(pollfd(fd: b.commandFD, events: Int16(POLLIN), revents: 0)) }
                 if r.clock.virtual {
                     r.clock.advance(to: nextPoll)
                     _ = try? Sys.poll(&fds, timeoutMicros: 0)
@@ -327,6 +361,7 @@ final class RunCommand {
                 }
                 let now = r.clock.now
                 r.control?.service(now: now) { line in r.control(line, detectors: &d) }
+                r.mqttCommands(detectors: &d)
                 r.notifier.watchdog(now: Sys.monotonicMicros())
                 r.readKeySwitch(&d)
                 if now < nextPoll { continue }   // woken early by a control request

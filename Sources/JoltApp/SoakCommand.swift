@@ -205,6 +205,7 @@ struct SoakCommand {
         board.rateMilliHz = options.rateMilliHz
         board.fifo = options.fifo
         board.actions = []   // events are checked here, not printed
+        board.mqtt = nil
         board.detection = DetectionSettings(sensitivity: .medium, rateMilliHz: options.rateMilliHz, gyro: options.chip == .mpu6050)
         var o = RunCommand.Options(json: true, fast: true)
         o.control = false

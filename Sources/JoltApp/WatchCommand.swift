@@ -58,6 +58,7 @@ final class WatchCommand {
         b.inputs = []
         b.alarm = nil
         b.actions = []
+        b.mqtt = nil
         var o = RunCommand.Options(json: false, fast: options.fast)
         o.trace = options.trace
         o.limitMicros = options.limitMicros

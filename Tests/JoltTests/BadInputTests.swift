@@ -35,6 +35,9 @@ nonisolated(unsafe) let fullBoard: [String: Any] = [
     "alarm": ["armed_at_start": true, "arming_ms": 3000, "max_sound_ms": 300000, "triggers": ["shake", "tamper"],
               "output": "buzzer", "cadence": ["on_ms": 500, "off_ms": 500], "key_switch": "key"] as [String: Any],
     "control": ["socket": "/run/jolt/jolt.sock", "mode": "0660"],
+    "mqtt": ["host": "broker.local", "port": 1883, "device": "kiosk-1", "client_id": "jolt-kiosk-1", "username": "kiosk", "password": "secret",
+             "keepalive_s": 30, "topic_prefix": "jolt", "discovery": true, "discovery_prefix": "homeassistant",
+             "outbox": ["path": "/var/lib/jolt/outbox", "max_events": 1000] as [String: Any], "command_code": "4711"] as [String: Any],
 ]
 
 enum PathStep: CustomStringConvertible {
@@ -117,7 +120,10 @@ let configCases: [ConfigCase] = {
             }
         } else if value is String {
             var bads: [(Any, String)] = [(42, "42"), (NSNull(), "null"), ([] as [Any], "[]")]
-            if !["name", "description"].contains(name) { bads.append(("bogus-value", "\"bogus-value\"")) }
+            // Free text (any string is a name, a host, a password…): only the wrong types.
+            let free = ["name", "description", "mqtt.host", "mqtt.device", "mqtt.client_id", "mqtt.username", "mqtt.password",
+                        "mqtt.topic_prefix", "mqtt.discovery_prefix", "mqtt.command_code", "mqtt.outbox.path"]
+            if !free.contains(name) { bads.append(("bogus-value", "\"bogus-value\"")) }
             if name.hasSuffix(".line") { bads = [(42, "42"), (NSNull(), "null")] }   // any name may be a line's
             if name == "address" { bads = [(NSNull(), "null"), ([] as [Any], "[]"), ("bogus-value", "\"bogus-value\""), (200, "200"), ("0x78", "\"0x78\"")] }
             for (bad, label) in bads { add(path, bad, label) }

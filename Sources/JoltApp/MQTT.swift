@@ -1,0 +1,279 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+import JoltLinux
+import JoltMQTT
+import JoltTrace
+
+/// The `mqtt` section of a board profile.
+public struct MQTTConfig: Sendable, Equatable {
+    public var host = "localhost"
+    public var port = 1883
+    /// The device's name in topics: `jolt/<device>/event`.
+    public var device = "jolt"
+    public var clientID: String?
+    public var username: String?
+    public var password: String?
+    public var caFile: String?
+    public var keepaliveSeconds = 30
+    public var topicPrefix = "jolt"
+    public var discovery = true
+    public var discoveryPrefix = "homeassistant"
+    public var outboxPath: String? = "/var/lib/jolt/outbox"
+    public var outboxMaxEvents = 10_000
+    /// A code commands must carry (`{"command": "disarm", "code": "1234"}`), when set.
+    public var commandCode: String?
+    public init() {}
+}
+
+extension BoardProfile {
+    /// `[A-Za-z0-9_-]+`: safe in a topic and in Home Assistant ids.
+    static func isTopicName(_ s: String) -> Bool {
+        !s.isEmpty && s.count <= 64 && s.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }
+    }
+
+    /// The machine's host name, made topic-safe (the default device name).
+    static func hostDevice() -> String {
+        var buf = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buf, buf.count) == 0 else { return "jolt" }
+        let name = String(cString: buf).map { isTopicName(String($0)) ? $0 : "-" }
+        return name.isEmpty ? "jolt" : String(name.prefix(64))
+    }
+
+    static func parseMQTT(_ r: ObjectReader) throws(JoltError) -> MQTTConfig {
+        var m = MQTTConfig()
+        guard let host = try r.string("host"), !host.isEmpty else {
+            throw r.fail("host", r.node("host"), "give the broker's host name or address, like \"broker.local\"")
+        }
+        m.host = host
+        if let p = try r.integer("port", 1...65_535) { m.port = Int(p) }
+        m.device = hostDevice()
+        if let d = try r.string("device") {
+            guard isTopicName(d) else { throw r.fail("device", r.node("device"), "must be letters, digits, - and _ (it names topics), found \"\(d)\"") }
+            m.device = d
+        }
+        if let c = try r.string("client_id") {
+            guard !c.isEmpty && c.utf8.count <= 64 else { throw r.fail("client_id", r.node("client_id"), "must be 1 to 64 characters") }
+            m.clientID = c
+        }
+        m.username = try r.string("username")
+        let password = try r.string("password")
+        if let f = try r.string("password_file") {
+            guard password == nil else { throw r.fail("password_file", r.node("password_file"), "give either \"password\" or \"password_file\", not both") }
+            let path = Hardware.resolve(f, against: r.file)
+            let bytes = try readFile(path, what: "MQTT password file", missingHint: "check mqtt.password_file", limit: 4096)
+            var text = String(decoding: bytes, as: UTF8.self)
+            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+            m.password = text
+        } else {
+            m.password = password
+        }
+        if m.password != nil && m.username == nil { throw r.fail("username", nil, "missing: a password needs a username") }
+        if let t = try r.object("tls") {
+            guard let ca = try t.string("ca_file") else { throw t.fail("ca_file", nil, "missing: the CA certificate that signed the broker's (PEM)") }
+            let path = Hardware.resolve(ca, against: r.file)
+            guard access(path, R_OK) == 0 else { throw t.fail("ca_file", t.node("ca_file"), "\(path): cannot read it") }
+            m.caFile = path
+            try t.finish()
+            if !r.has("port") { m.port = 8883 }
+        }
+        if let k = try r.integer("keepalive_s", 5...3600, "s") { m.keepaliveSeconds = Int(k) }
+        if let p = try r.string("topic_prefix") {
+            guard isTopicName(p) else { throw r.fail("topic_prefix", r.node("topic_prefix"), "must be letters, digits, - and _, found \"\(p)\"") }
+            m.topicPrefix = p
+        }
+        if let d = try r.bool("discovery") { m.discovery = d }
+        if let p = try r.string("discovery_prefix") {
+            guard isTopicName(p) else { throw r.fail("discovery_prefix", r.node("discovery_prefix"), "must be letters, digits, - and _, found \"\(p)\"") }
+            m.discoveryPrefix = p
+        }
+        if let o = try r.object("outbox") {
+            if let p = try o.string("path") {
+                guard !p.isEmpty else { throw o.fail("path", o.node("path"), "must be a folder for the outbox, like \"/var/lib/jolt/outbox\"") }
+                m.outboxPath = Hardware.resolve(p, against: r.file)
+            }
+            if let n = try o.integer("max_events", 1...1_000_000) { m.outboxMaxEvents = Int(n) }
+            try o.finish()
+        }
+        if let c = try r.string("command_code") {
+            guard !c.isEmpty else { throw r.fail("command_code", r.node("command_code"), "must not be empty (leave it out for no code)") }
+            m.commandCode = c
+        }
+        try r.finish()
+        return m
+    }
+}
+
+/// Jolt on MQTT: every event on `<prefix>/<device>/event` (the replay schema, plus `device` and
+/// `seq`) through the link's outbox; the alarm state, availability, shake and face-down
+/// retained; commands on `<prefix>/<device>/set` handed to the sampling thread, answered on
+/// `<prefix>/<device>/result`; Home Assistant discovery.
+final class MQTTBridge: @unchecked Sendable {
+    let config: MQTTConfig
+    let link: MQTTLink
+    let commandWake: WakeChannel
+    let lock = Lock()
+    var commands: [[UInt8]] = []
+    let hasAlarm: Bool
+
+    var base: String { config.topicPrefix + "/" + config.device }
+    var eventTopic: String { base + "/event" }
+    var stateTopic: String { base + "/state" }
+    var availabilityTopic: String { base + "/availability" }
+    var setTopic: String { base + "/set" }
+    var resultTopic: String { base + "/result" }
+    var shakeTopic: String { base + "/shake" }
+    var faceDownTopic: String { base + "/face_down" }
+
+    init(config: MQTTConfig, board: BoardProfile) throws(JoltError) {
+        self.config = config
+        hasAlarm = board.alarm != nil
+        let outbox: Outbox
+        do {
+            outbox = try Outbox(directory: config.outboxPath, capacity: config.outboxMaxEvents)
+        } catch {
+            let p = config.outboxPath ?? "(memory)"
+            if error == .accessDenied || error == .permitted {
+                throw JoltError(.noPermission, "mqtt outbox \(p): permission denied: give the user running jolt a folder it can write (StateDirectory=jolt in the service does)")
+            }
+            throw JoltError(.cannotCreate, "mqtt outbox \(p): cannot create it: \(error) (\(error.name))")
+        }
+        var s = MQTTLink.Settings()
+        s.host = config.host
+        s.port = config.port
+        s.clientID = config.clientID ?? "jolt-" + config.device
+        s.username = config.username
+        s.password = config.password
+        s.caFile = config.caFile
+        s.keepaliveSeconds = config.keepaliveSeconds
+        s.willTopic = config.topicPrefix + "/" + config.device + "/availability"
+        s.subscriptions = [config.topicPrefix + "/" + config.device + "/set"]
+        do {
+            link = try MQTTLink(settings: s, outbox: outbox)
+            commandWake = try WakeChannel()
+        } catch {
+            throw JoltError(.software, "mqtt: cannot set up the link: \(error)")
+        }
+        if outbox.entries.count > 0 { Log.info("mqtt: \(outbox.entries.count) events from an earlier run wait in the outbox") }
+        let wake = commandWake
+        link.onMessage = { [unowned self] _, payload in
+            lock.with { commands.append(payload) }
+            wake.signal()
+        }
+        let where_ = "\(config.host):\(config.port)"
+        let user = config.username
+        link.onNote = { note in
+            switch note {
+            case .connected: Log.info("mqtt: connected to \(where_)")
+            case .refused(let why):
+                Log.error("mqtt: the broker at \(where_) refused the connection: \(why)\(why.lowercased().contains("author") || why.lowercased().contains("password") ? " — check mqtt.username (\(user ?? "none")) and the password" : ""); retrying, events wait in the outbox")
+            case .unreachable(let why): Log.warning("mqtt: cannot reach the broker at \(why); retrying, events wait in the outbox")
+            case .lost(let why): Log.warning("mqtt: connection to \(where_) lost (\(why)); reconnecting, events wait in the outbox")
+            case .dropped(let n): Log.warning("mqtt: the outbox is full (\(config.outboxMaxEvents) events): dropped the \(n) oldest")
+            }
+        }
+    }
+
+    func start(board: BoardProfile, sensor: String, alarm: Alarm?) {
+        link.setRetained(topic: availabilityTopic, payload: "online")
+        if let a = alarm { self.alarm(a.state, since: a.since) }
+        link.setRetained(topic: shakeTopic, payload: "OFF")
+        link.setRetained(topic: faceDownTopic, payload: "OFF")
+        if config.discovery {
+            for (topic, payload) in discovery(board: board, sensor: sensor) { link.setRetained(topic: topic, payload: payload) }
+        }
+        link.start()
+    }
+
+    func stop() { link.stop() }
+
+    /// An event: published through the outbox; shake and flip also move their retained state.
+    func event(_ r: EventRecord) {
+        let device = config.device
+        link.publishEvent(topic: eventTopic) { seq in
+            Array(("{" + (r.jsonFields + ["\"device\":" + JSONText.quote(device), "\"seq\":\(seq)"]).joined(separator: ",") + "}").utf8)
+        }
+        switch r.kind {
+        case .shake(.began): link.setRetained(topic: shakeTopic, payload: "ON")
+        case .shake(.ended), .shake(.cancelled): link.setRetained(topic: shakeTopic, payload: "OFF")
+        case .flip(let s): link.setRetained(topic: faceDownTopic, payload: s == .faceDown ? "ON" : "OFF")
+        default: break
+        }
+    }
+
+    func alarm(_ state: AlarmState, since: Int64) {
+        link.setRetained(topic: stateTopic, payload: "{\"state\":\"\(EventRecord.alarmName(state))\",\"since\":\(EventRecord.seconds(since)),\"device\":\(JSONText.quote(config.device))}")
+    }
+
+    var commandFD: Int32 { commandWake.fd }
+
+    /// Commands received since the last call (on the sampling thread).
+    func takeCommands() -> [[UInt8]] {
+        commandWake.drain()
+        return lock.with {
+            defer { commands.removeAll() }
+            return commands
+        }
+    }
+
+    /// Decides on a command: what to do, or why not. `{"command": "arm", "code": "…"}` or a bare
+    /// `arm` / `disarm`.
+    func judge(_ payload: [UInt8]) -> (command: String, refusal: String?) {
+        var command = String(decoding: payload.filter { $0 != 0x0A }, as: UTF8.self).trimmingSpaces
+        var code: String?
+        if command.hasPrefix("{") {
+            guard let node = try? JSONParser.parse(payload), case .object(let members) = node.value,
+                  let c = members.first(where: { $0.key == "command" }), case .string(let name) = c.value.value else {
+                return ("?", "a command is {\"command\": \"arm\" | \"disarm\", \"code\": \"…\"} or a bare arm or disarm")
+            }
+            command = name
+            if let k = members.first(where: { $0.key == "code" }), case .string(let s) = k.value.value { code = s }
+        }
+        command = command.lowercased()
+        if command == "arm_away" || command == "arm_home" || command == "arm_night" { command = "arm" }
+        guard command == "arm" || command == "disarm" else { return (String(command.prefix(40)), "unknown command (arm, disarm)") }
+        guard config.username != nil else {
+            return (command, "commands need an authenticated connection: set mqtt.username and a password, with anonymous access off on the broker")
+        }
+        guard hasAlarm else { return (command, "this board has no alarm") }
+        if let want = config.commandCode, code != want { return (command, code == nil || code == "" ? "a code is required" : "wrong code") }
+        return (command, nil)
+    }
+
+    func answer(_ command: String, ok: Bool, error: String? = nil, state: AlarmState?) {
+        var f = ["\"command\":" + JSONText.quote(command), "\"ok\":\(ok)"]
+        if let e = error { f.append("\"error\":" + JSONText.quote(e)) }
+        if let s = state { f.append("\"state\":\"\(EventRecord.alarmName(s))\"") }
+        f.append("\"device\":" + JSONText.quote(config.device))
+        link.send(topic: resultTopic, payload: "{" + f.joined(separator: ",") + "}")
+    }
+
+    /// Home Assistant MQTT discovery: (topic, retained config) for each entity.
+    func discovery(board: BoardProfile, sensor: String) -> [(String, String)] {
+        let d = config.device
+        let q = JSONText.quote
+        let device = "\"device\":{\"identifiers\":[\(q("jolt_" + d))],\"name\":\(q("Jolt " + d)),\"manufacturer\":\"Jolt\",\"model\":\(q(sensor))}"
+        let availability = "\"availability_topic\":\(q(availabilityTopic)),\"payload_available\":\"online\",\"payload_not_available\":\"offline\""
+        func topic(_ component: String, _ object: String) -> String { "\(config.discoveryPrefix)/\(component)/\(d)/\(object)/config" }
+        var out: [(String, String)] = []
+        if hasAlarm {
+            let code = config.commandCode != nil
+            var f = ["\"name\":\"Alarm\"", "\"unique_id\":\(q("jolt_" + d + "_alarm"))", "\"state_topic\":\(q(stateTopic))",
+                     "\"value_template\":\(q("{{ {'disarmed': 'disarmed', 'arming': 'arming', 'armed': 'armed_away', 'triggered': 'triggered'}[value_json.state] }}"))",
+                     "\"command_topic\":\(q(setTopic))", "\"command_template\":\(q("{\"command\": \"{{ action }}\", \"code\": \"{{ code }}\"}"))",
+                     "\"payload_arm_away\":\"arm\"", "\"payload_disarm\":\"disarm\"", "\"supported_features\":[\"arm_away\"]",
+                     "\"code_arm_required\":\(code)", "\"code_disarm_required\":\(code)"]
+            if code { f.append("\"code\":\"REMOTE_CODE\"") }
+            out.append((topic("alarm_control_panel", "alarm"), "{" + (f + [availability, device]).joined(separator: ",") + "}"))
+        }
+        out.append((topic("sensor", "last_event"), "{" + ["\"name\":\"Last event\"", "\"unique_id\":\(q("jolt_" + d + "_last_event"))", "\"state_topic\":\(q(eventTopic))",
+            "\"value_template\":\(q("{{ value_json.event }}{% if value_json.phase is defined %} {{ value_json.phase }}{% endif %}{% if value_json.state is defined %} {{ value_json.state }}{% endif %}"))",
+            "\"json_attributes_topic\":\(q(eventTopic))", "\"icon\":\"mdi:gesture-tap\"", availability, device].joined(separator: ",") + "}"))
+        out.append((topic("binary_sensor", "shake"), "{" + ["\"name\":\"Shake\"", "\"unique_id\":\(q("jolt_" + d + "_shake"))", "\"state_topic\":\(q(shakeTopic))",
+            "\"payload_on\":\"ON\"", "\"payload_off\":\"OFF\"", "\"device_class\":\"vibration\"", availability, device].joined(separator: ",") + "}"))
+        out.append((topic("binary_sensor", "face_down"), "{" + ["\"name\":\"Face down\"", "\"unique_id\":\(q("jolt_" + d + "_face_down"))", "\"state_topic\":\(q(faceDownTopic))",
+            "\"payload_on\":\"ON\"", "\"payload_off\":\"OFF\"", "\"icon\":\"mdi:flip-vertical\"", availability, device].joined(separator: ",") + "}"))
+        return out
+    }
+}

@@ -1,0 +1,383 @@
+import Foundation
+@testable import JoltApp
+import JoltCore
+import JoltLinux
+import JoltMotion
+import JoltMQTT
+import JoltTrace
+import Testing
+
+/// A real Mosquitto broker on a loopback port of its own, authentication on, anonymous off.
+final class Broker: @unchecked Sendable {
+    let dir: String
+    var port = 0
+    var process: Process?
+    static let user = "kiosk", password = "s3cret"
+
+    init() throws {
+        dir = NSTemporaryDirectory() + "broker-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let pw = Process()
+        pw.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_passwd")
+        pw.arguments = ["-b", "-c", dir + "/passwd", Self.user, Self.password]
+        try pw.run()
+        pw.waitUntilExit()
+        try #require(pw.terminationStatus == 0, "mosquitto_passwd (Debian: mosquitto)")
+        // A port of its own: try a few until one is free.
+        for _ in 0..<20 {
+            let p = Int.random(in: 20_000...60_000)
+            if try start(port: p) { port = p; break }
+        }
+        try #require(port != 0, "no free port for the broker")
+    }
+
+    /// Starts the broker on `port`; false when the port is taken.
+    @discardableResult
+    func start(port p: Int? = nil) throws -> Bool {
+        let port = p ?? self.port
+        let conf = "listener \(port) 127.0.0.1\nallow_anonymous false\npassword_file \(dir)/passwd\npersistence false\nlog_dest stderr\n"
+        try conf.write(toFile: dir + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        let b = Process()
+        b.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        b.arguments = ["-c", dir + "/mosquitto.conf"]
+        let log = Pipe()
+        b.standardError = log
+        b.standardOutput = log
+        try b.run()
+        // Ready when it accepts a connection.
+        for _ in 0..<100 {
+            if !b.isRunning { return false }
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = in_port_t(UInt16(port).bigEndian)
+            a.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
+            close(fd)
+            if ok { process = b; return true }
+            usleep(20_000)
+        }
+        b.terminate()
+        return false
+    }
+
+    /// Stops the broker at once, as a crash or a power cut would (SIGKILL: a process started
+    /// from a thread that blocked SIGTERM, as an in-process jolt run does, inherits the block).
+    func stop() {
+        guard let p = process else { return }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        process = nil
+    }
+
+    deinit { stop() }
+
+    /// A subscriber (mosquitto_sub) printing "topic payload" per message.
+    func subscribe(_ topics: [String], user: String = Broker.user, password: String = Broker.password) throws -> Subscriber {
+        try Subscriber(port: port, topics: topics, user: user, password: password)
+    }
+
+    /// Publishes one message with mosquitto_pub.
+    func publish(_ topic: String, _ message: String, retain: Bool = false) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
+        p.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-u", Self.user, "-P", Self.password, "-q", "1", "-t", topic, "-m", message] + (retain ? ["-r"] : [])
+        try p.run()
+        p.waitUntilExit()
+    }
+
+    func mqttConfig(device: String = "kiosk-1", password: String = Broker.password, outbox: String? = nil) -> String {
+        #""mqtt": { "host": "127.0.0.1", "port": \#(port), "device": "\#(device)", "username": "\#(Self.user)", "password": "\#(password)", "outbox": { "path": "\#(outbox ?? dir + "/outbox-" + UUID().uuidString.prefix(6))" } },"#
+    }
+}
+
+final class Subscriber: @unchecked Sendable {
+    let process = Process()
+    let pipe = Pipe()
+    let lock = NSLock()
+    var text = ""
+
+    init(port: Int, topics: [String], user: String, password: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-u", user, "-P", password, "-q", "1", "-v"] + topics.flatMap { ["-t", $0] }
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            guard let self, !d.isEmpty else { return }
+            self.lock.lock()
+            self.text += String(decoding: d, as: UTF8.self)
+            self.lock.unlock()
+        }
+        try process.run()
+    }
+
+    /// (topic, payload) per message so far.
+    var messages: [(String, String)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return text.split(separator: "\n").map { l in
+            let s = l.split(separator: " ", maxSplits: 1)
+            return (String(s[0]), s.count > 1 ? String(s[1]) : "")
+        }
+    }
+
+    func wait(until cond: ([(String, String)]) -> Bool, timeout: Double = 10) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if cond(messages) { return true }
+            usleep(20_000)
+        }
+        return cond(messages)
+    }
+
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        pipe.fileHandleForReading.readabilityHandler = nil
+    }
+}
+
+func json(_ s: String) -> [String: Any]? { try? JSONSerialization.jsonObject(with: Data(s.utf8)) as? [String: Any] }
+
+/// A trace with a shake every 3 s (about 2 events each), `count` of them.
+func shakesTrace(count: Int) -> String {
+    var m = Motion(rate: 100, seed: 17)
+    for _ in 0..<count {
+        m.rest(1.5)
+        m.shake(freq: 5, amp: 2.2, axis: V3(1, 0, 0), seconds: 1.2)
+    }
+    m.rest(2)
+    var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
+    for s in m.take() { text += TraceWriter.row(s, gyro: true) }
+    return tempFile(text, name: "shakes.csv")
+}
+
+@Suite("MQTT against a real Mosquitto broker", .serialized)
+struct MQTTTests {
+    @Test("every event in order on jolt/<device>/event; the state, availability and Home Assistant discovery retained and valid")
+    func events() throws {
+        let broker = try Broker()
+        let sub = try broker.subscribe(["jolt/#", "homeassistant/#"])
+        defer { sub.stop() }
+        let sock = socketPath()
+        let board = try kioskBoard(socket: sock, extra: broker.mqttConfig())
+        let out = OutputStream.capturing()
+        var o = RunCommand.Options(json: true, fast: true)
+        o.trace = liftTrace()
+        o.limitMicros = 8_000_000
+        let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: out)
+        var emitted: [String] = []
+        cmd.observer = { e, _ in emitted.append(e.json) }
+        try cmd.run()
+        #expect(sub.wait { $0.filter { $0.0 == "jolt/kiosk-1/event" }.count >= emitted.count && $0.contains { $0.0 == "jolt/kiosk-1/availability" && $0.1 == "offline" } })
+        let msgs = sub.messages
+        let events = msgs.filter { $0.0 == "jolt/kiosk-1/event" }.map(\.1)
+        #expect(events.count == emitted.count && emitted.count >= 4, "\(events.count) of \(emitted.count)")
+        var lastSeq = 0
+        for (got, want) in zip(events, emitted) {
+            let g = try #require(json(got)), w = try #require(json(want))
+            #expect(g["event"] as? String == w["event"] as? String && g["t"] as? Double == w["t"] as? Double, "\(got) vs \(want)")
+            #expect(g["device"] as? String == "kiosk-1")
+            let seq = try #require(g["seq"] as? Int)
+            #expect(seq > lastSeq, "seq increases")
+            lastSeq = seq
+        }
+        #expect(events.contains { $0.contains("\"state\":\"triggered\"") })
+        // Availability: online first, offline (a clean stop) last.
+        let availability = msgs.filter { $0.0 == "jolt/kiosk-1/availability" }.map(\.1)
+        #expect(availability.first == "online" && availability.last == "offline")
+        let states = msgs.filter { $0.0 == "jolt/kiosk-1/state" }.compactMap { json($0.1)?["state"] as? String }
+        #expect(states.last == "triggered", "\(states)")
+        // Discovery: valid JSON with what Home Assistant requires.
+        let discovery = msgs.filter { $0.0.hasPrefix("homeassistant/") }
+        #expect(Set(discovery.map(\.0)) == ["homeassistant/alarm_control_panel/kiosk-1/alarm/config", "homeassistant/sensor/kiosk-1/last_event/config",
+                                            "homeassistant/binary_sensor/kiosk-1/shake/config", "homeassistant/binary_sensor/kiosk-1/face_down/config"])
+        for (topic, payload) in discovery {
+            let d = try #require(json(payload), "\(topic): valid JSON")
+            for key in ["name", "unique_id", "state_topic", "availability_topic", "device"] { #expect(d[key] != nil, "\(topic) has \(key)") }
+            #expect(((d["device"] as? [String: Any])?["identifiers"] as? [String]) == ["jolt_kiosk-1"])
+            if topic.contains("alarm_control_panel") {
+                #expect(d["command_topic"] as? String == "jolt/kiosk-1/set" && d["payload_arm_away"] as? String == "arm" && d["payload_disarm"] as? String == "disarm")
+            }
+        }
+        // Retained: a subscriber arriving later sees the last state and the discovery.
+        let late = try broker.subscribe(["jolt/kiosk-1/state", "homeassistant/#"])
+        defer { late.stop() }
+        #expect(late.wait { $0.count >= 5 }, "\(late.messages)")
+        #expect(late.messages.contains { $0.0 == "jolt/kiosk-1/state" && $0.1.contains("triggered") })
+    }
+
+    @Test("arm and disarm over MQTT change the alarm; a wrong or missing code is refused and answered; jolt status agrees")
+    func commands() throws {
+        let broker = try Broker()
+        let sub = try broker.subscribe(["jolt/kiosk-2/result", "jolt/kiosk-2/state"])
+        defer { sub.stop() }
+        let sock = socketPath()
+        let mqtt = broker.mqttConfig(device: "kiosk-2").replacingOccurrences(of: #""device": "kiosk-2","#, with: #""device": "kiosk-2", "command_code": "4711","#)
+        let board = try kioskBoard(socket: sock, extra: mqtt)
+        var o = RunCommand.Options(json: true)
+        o.trace = stillTrace(up: V3(0, 0, 1), seconds: 60)
+        o.limitMicros = 9_000_000
+        let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: OutputStream.capturing())
+        nonisolated(unsafe) let running = cmd
+        let t = PThread { try? running.run() }
+        defer { t.join() }
+        #expect(sub.wait { $0.contains { $0.0 == "jolt/kiosk-2/state" && $0.1.contains("\"armed\"") } }, "armed at start: \(sub.messages)")
+        func result(_ n: Int) -> [String: Any]? { sub.messages.filter { $0.0 == "jolt/kiosk-2/result" }.dropFirst(n).first.flatMap { json($0.1) } }
+        try broker.publish("jolt/kiosk-2/set", #"{"command": "disarm", "code": "1111"}"#)
+        #expect(sub.wait { _ in result(0) != nil })
+        #expect(result(0)?["ok"] as? Bool == false && result(0)?["error"] as? String == "wrong code")
+        try broker.publish("jolt/kiosk-2/set", "disarm")
+        #expect(sub.wait { _ in result(1) != nil })
+        #expect(result(1)?["error"] as? String == "a code is required")
+        #expect(try ControlClient.request("status", socket: sock).contains("\"state\":\"armed\""))
+        try broker.publish("jolt/kiosk-2/set", #"{"command": "disarm", "code": "4711"}"#)
+        #expect(sub.wait { _ in result(2) != nil })
+        #expect(result(2)?["ok"] as? Bool == true && result(2)?["state"] as? String == "disarmed")
+        #expect(try ControlClient.request("status", socket: sock).contains("\"state\":\"disarmed\""))
+        try broker.publish("jolt/kiosk-2/set", #"{"command": "arm", "code": "4711"}"#)
+        #expect(sub.wait { $0.contains { $0.0 == "jolt/kiosk-2/state" && $0.1.contains("\"arming\"") } })
+        try broker.publish("jolt/kiosk-2/set", "self-destruct")
+        #expect(sub.wait { _ in result(4) != nil })
+        #expect((result(4)?["error"] as? String)?.hasPrefix("unknown command") == true)
+    }
+
+    @Test("a wrong password is refused with a clear error; the alarm still runs and its events wait in the outbox")
+    func wrongPassword() throws {
+        let broker = try Broker()
+        let outbox = broker.dir + "/outbox-wrong"
+        let board = try kioskBoard(socket: socketPath(), extra: broker.mqttConfig(password: "guess", outbox: outbox))
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
+        p.arguments = ["run", "--board", board, "--trace", liftTrace(), "--fast", "--json", "--seconds", "8"]
+        let err = Pipe(), out = Pipe()
+        p.standardError = err
+        p.standardOutput = out
+        try p.run()
+        p.waitUntilExit()
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let events = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 0)
+        let refused = log.split(separator: "\n").filter { $0.contains("refused the connection") }
+        #expect(refused.count == 1, "said once: \(log)")
+        #expect(refused.first?.contains("not authori") == true && refused.first?.contains("check mqtt.username (kiosk) and the password") == true, "\(log)")
+        #expect(events.contains("\"state\":\"triggered\""), "the alarm works without the broker")
+        let waiting = try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasSuffix(".msg") }
+        #expect(waiting.count == events.split(separator: "\n").count && waiting.count >= 4, "\(waiting.count) events in the outbox")
+    }
+
+    @Test("the broker stopped for 30 s of events and restarted: every event raised meanwhile arrives, in order, once; the outbox drains")
+    func outage() throws {
+        let broker = try Broker()
+        var subs = [try broker.subscribe(["jolt/kiosk-3/event"])]
+        let board = try BoardProfile.load(path: tempFile("{ \"bus\": \"sim\", \"rate_hz\": 100, \(broker.mqttConfig(device: "kiosk-3")) \"sim\": { \"motion\": \"rest\" } }", name: "mqtt.json"))
+        var o = RunCommand.Options(json: true, fast: true)
+        o.trace = shakesTrace(count: 20)
+        o.control = false
+        let cmd = try RunCommand(board: board, options: o, out: OutputStream.capturing())
+        var emitted: [(t: Int64, name: String)] = []
+        cmd.observer = { e, _ in emitted.append((e.t, e.bindingName)) }
+        var phase = 0
+        var drainSeconds = 0.0
+        var duringOutage = 0
+        cmd.onWake = { now in
+            guard let link = cmd.bridge?.link else { return }
+            func waitFor(_ what: String, _ cond: () -> Bool) {
+                let end = Date().addingTimeInterval(20)
+                while !cond() && Date() < end { usleep(10_000) }
+                if !cond() { Issue.record("timed out waiting for \(what)") }
+            }
+            if phase == 0 { waitFor("the connection") { link.isConnected }; phase = 1 }
+            if phase == 1 && now >= 15_000_000 {
+                waitFor("the events before the outage") { link.pending == 0 }
+                broker.stop()
+                subs[0].stop()
+                waitFor("the link to notice") { !link.isConnected }
+                duringOutage = emitted.count
+                phase = 2
+            }
+            if phase == 2 && now >= 45_000_000 {
+                duringOutage = emitted.count - duringOutage
+                #expect(link.pending == duringOutage, "\(link.pending) waiting, \(duringOutage) raised")
+                try? broker.start()
+                subs.append(try! broker.subscribe(["jolt/kiosk-3/event", "test/ready"]))
+                try? broker.publish("test/ready", "1", retain: true)
+                waitFor("the new subscriber") { subs[1].messages.contains { $0.0 == "test/ready" } }
+                let restarted = Date()
+                waitFor("the outbox to drain") { link.pending == 0 }
+                drainSeconds = Date().timeIntervalSince(restarted)
+                phase = 3
+            }
+        }
+        try cmd.run()
+        #expect(subs[1].wait { _ in subs[0].messages.count + subs[1].messages.count - 1 >= emitted.count })
+        let all = (subs[0].messages.map(\.1) + subs[1].messages.filter { $0.0 == "jolt/kiosk-3/event" }.map(\.1)).compactMap(json)
+        subs[1].stop()
+        #expect(duringOutage >= 15, "\(duringOutage) events raised during the outage")
+        #expect(all.count == emitted.count, "\(all.count) arrived of \(emitted.count) raised")
+        let seqs = all.compactMap { $0["seq"] as? Int }
+        #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "in order, each once")
+        for (g, w) in zip(all, emitted) {
+            #expect(Int64(((g["t"] as? Double ?? -1) * 1e6).rounded()) == w.t, "\(g) vs \(w)")
+        }
+        print("mqtt outage: \(duringOutage) events raised while the broker was down; outbox drained \(String(format: "%.3f", drainSeconds)) s after the broker came back")
+        #expect(drainSeconds < 10)
+    }
+
+    @Test("publishing rate: 2000 events through the on-disk outbox to the broker, each acknowledged (QoS 1)")
+    func rate() throws {
+        let broker = try Broker()
+        var s = MQTTLink.Settings()
+        s.host = "127.0.0.1"
+        s.port = broker.port
+        s.username = Broker.user
+        s.password = Broker.password
+        s.clientID = "rate-test"
+        let outbox = try Outbox(directory: broker.dir + "/rate-outbox", capacity: 100_000)
+        let link = try MQTTLink(settings: s, outbox: outbox)
+        link.start()
+        defer { link.stop() }
+        let end = Date().addingTimeInterval(10)
+        while !link.isConnected && Date() < end { usleep(5000) }
+        try #require(link.isConnected)
+        let n = 2000
+        let start = Date()
+        for i in 0..<n { link.publishEvent(topic: "jolt/rate/event") { seq in Array("{\"i\":\(i),\"seq\":\(seq)}".utf8) } }
+        while link.published < n && Date().timeIntervalSince(start) < 60 { usleep(2000) }
+        let seconds = Date().timeIntervalSince(start)
+        #expect(link.published == n && link.pending == 0)
+        print("mqtt publishing rate: \(n) events in \(String(format: "%.3f", seconds)) s = \(Int(Double(n) / seconds)) events/s (each written and fsync'd to the outbox, published at QoS 1 and acknowledged)")
+    }
+
+    @Test("a full outbox drops the oldest and counts them; events survive a restart in order")
+    func outboxBounds() throws {
+        let dir = NSTemporaryDirectory() + "outbox-\(UUID().uuidString.prefix(8))"
+        let o = try Outbox(directory: dir, capacity: 3)
+        for i in 1...5 { o.append(Outbox.Entry(seq: UInt64(i), topic: "t", payload: Array("e\(i)".utf8))) }
+        #expect(o.entries.map(\.seq) == [3, 4, 5] && o.dropped == 2)
+        o.remove(seq: 4)
+        let again = try Outbox(directory: dir, capacity: 3)
+        #expect(again.entries.map(\.seq) == [3, 5] && again.entries.map { String(decoding: $0.payload, as: UTF8.self) } == ["e3", "e5"])
+        #expect(throws: Errno.self) { _ = try Outbox(directory: "/proc/no-outbox-here", capacity: 3) }
+    }
+
+    @Test("mqtt settings: bad values are refused with the field's path")
+    func config() {
+        let cases: [(String, String)] = [
+            (#"{"port": 1883}"#, "mqtt.host"),
+            (#"{"host": "b", "port": 0}"#, "mqtt.port"),
+            (#"{"host": "b", "device": "kiosk/1"}"#, "mqtt.device: must be letters"),
+            (#"{"host": "b", "password": "x"}"#, "mqtt.username: missing"),
+            (#"{"host": "b", "username": "u", "password": "x", "password_file": "/etc/hostname"}"#, "not both"),
+            (#"{"host": "b", "username": "u", "password_file": "/nonexistent/pw"}"#, "/nonexistent/pw"),
+            (#"{"host": "b", "tls": {}}"#, "mqtt.tls.ca_file: missing"),
+            (#"{"host": "b", "outbox": {"max_events": 0}}"#, "mqtt.outbox.max_events"),
+            (#"{"host": "b", "qos": 2}"#, "mqtt.qos: unknown key"),
+        ]
+        for (mqtt, message) in cases {
+            let r = jolt(["run", "--board", tempFile("{\"mqtt\": \(mqtt)}", name: "m.json"), "--fast", "--seconds", "1"])
+            #expect(r.code != .ok && r.error.contains(message), "\(mqtt): \(r.error)")
+        }
+    }
+}
