@@ -37,7 +37,8 @@ extension BoardProfile {
     static func hostDevice() -> String {
         var buf = [CChar](repeating: 0, count: 256)
         guard gethostname(&buf, buf.count) == 0 else { return "jolt" }
-        let name = String(cString: buf).map { isTopicName(String($0)) ? $0 : "-" }
+        let raw = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let name = raw.map { isTopicName(String($0)) ? $0 : "-" }
         return name.isEmpty ? "jolt" : String(name.prefix(64))
     }
 
