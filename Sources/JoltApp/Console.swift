@@ -29,7 +29,7 @@ public final class OutputStream: @unchecked Sendable {
     /// The captured text (capturing streams only).
     public var text: String {
         flush()
-        return String(decoding: captured ?? [], as: UTF8.self)
+        return lock.with { String(decoding: captured ?? [], as: UTF8.self) }
     }
 
     public static let standardOutput = OutputStream(fd: 1)
@@ -38,14 +38,21 @@ public final class OutputStream: @unchecked Sendable {
     /// Whether the descriptor is a terminal.
     public var isTerminal: Bool { fd >= 0 && isatty(fd) == 1 }
 
+    /// Serialises writers: the sampling thread, the action thread and the MQTT link all log.
+    let lock = Lock()
+
     /// Appends `s` to the buffer.
     public func write(_ s: String) {
-        buffer.append(contentsOf: s.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        lock.with {
+            buffer.append(contentsOf: s.utf8)
+            if buffer.count >= 1 << 16 { flushLocked() }
+        }
     }
 
     /// Writes out what is buffered.
-    public func flush() {
+    public func flush() { lock.with { flushLocked() } }
+
+    private func flushLocked() {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
         if captured != nil {
