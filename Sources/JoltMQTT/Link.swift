@@ -176,7 +176,12 @@ public final class MQTTLink: @unchecked Sendable {
                 if rc == MOSQ_ERR_SUCCESS.rawValue && c.wantsWrite { rc = c.write() }
                 if rc == MOSQ_ERR_SUCCESS.rawValue { rc = c.misc() }
                 if rc != MOSQ_ERR_SUCCESS.rawValue && !dropConnection {
-                    note(.lost(MQTTConnection.describe(rc)))
+                    if lock.with({ connectedNow }) {
+                        note(.lost(MQTTConnection.describe(rc)))
+                    } else {
+                        // It failed before the broker accepted it: the handshake, most likely TLS.
+                        note(unreachable(rc))
+                    }
                     dropConnection = true
                 }
                 if dropConnection { close() }
@@ -223,12 +228,19 @@ public final class MQTTLink: @unchecked Sendable {
         c.onMessage = { [unowned self] topic, payload in onMessage?(topic, payload) }
         let rc = c.connect(host: settings.host, port: settings.port, keepalive: settings.keepaliveSeconds)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-            note(.unreachable("\(settings.host):\(settings.port): \(MQTTConnection.describe(rc))"))
+            note(unreachable(rc))
             scheduleRetry()
             return
         }
         dropConnection = false
         connection = c
+    }
+
+    /// The broker could not be reached (or the TLS handshake failed): one wording for both places
+    /// it is found, so that it is logged once.
+    func unreachable(_ rc: Int32) -> Note {
+        let hint = rc == MOSQ_ERR_TLS.rawValue ? settings.caFile.map { " (is the broker's certificate signed by the CA in \($0), for the host name \(settings.host)?)" } ?? "" : ""
+        return .unreachable("\(settings.host):\(settings.port): \(MQTTConnection.describe(rc))\(hint)")
     }
 
     func connected(_ rc: Int32) {

@@ -12,9 +12,11 @@ final class Broker: @unchecked Sendable {
     let dir: String
     var port = 0
     var process: Process?
+    /// With TLS: the CA that signed the broker's certificate (for 127.0.0.1).
+    var caFile: String?
     static let user = "kiosk", password = "s3cret"
 
-    init() throws {
+    init(tls: Bool = false) throws {
         dir = NSTemporaryDirectory() + "broker-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let pw = Process()
@@ -23,6 +25,24 @@ final class Broker: @unchecked Sendable {
         try pw.run()
         pw.waitUntilExit()
         try #require(pw.terminationStatus == 0, "mosquitto_passwd (Debian: mosquitto)")
+        if tls {
+            // A CA, and a certificate for 127.0.0.1 that it signs.
+            let script = """
+                set -e; cd '\(dir)'
+                openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=jolt-test-ca -keyout ca.key -out ca.crt 2>/dev/null
+                openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr 2>/dev/null
+                printf 'subjectAltName=IP:127.0.0.1\\n' > ext.cnf
+                openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile ext.cnf -out server.crt 2>/dev/null
+                chmod 644 server.key
+                """
+            let o = Process()
+            o.executableURL = URL(fileURLWithPath: "/bin/sh")
+            o.arguments = ["-c", script]
+            try o.run()
+            o.waitUntilExit()
+            try #require(o.terminationStatus == 0, "openssl made the test certificates")
+            caFile = dir + "/ca.crt"
+        }
         // A port of its own: try a few until one is free.
         for _ in 0..<20 {
             let p = Int.random(in: 20_000...60_000)
@@ -35,7 +55,8 @@ final class Broker: @unchecked Sendable {
     @discardableResult
     func start(port p: Int? = nil) throws -> Bool {
         let port = p ?? self.port
-        let conf = "listener \(port) 127.0.0.1\nallow_anonymous false\npassword_file \(dir)/passwd\npersistence false\nlog_dest stderr\n"
+        var conf = "listener \(port) 127.0.0.1\nallow_anonymous false\npassword_file \(dir)/passwd\npersistence false\nlog_dest stderr\n"
+        if caFile != nil { conf += "cafile \(dir)/ca.crt\ncertfile \(dir)/server.crt\nkeyfile \(dir)/server.key\n" }
         try conf.write(toFile: dir + "/mosquitto.conf", atomically: true, encoding: .utf8)
         let b = Process()
         b.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
@@ -74,7 +95,7 @@ final class Broker: @unchecked Sendable {
 
     /// A subscriber (mosquitto_sub) printing "topic payload" per message.
     func subscribe(_ topics: [String], user: String = Broker.user, password: String = Broker.password) throws -> Subscriber {
-        try Subscriber(port: port, topics: topics, user: user, password: password)
+        try Subscriber(port: port, topics: topics, user: user, password: password, caFile: caFile)
     }
 
     /// Publishes one message with mosquitto_pub.
@@ -86,8 +107,9 @@ final class Broker: @unchecked Sendable {
         p.waitUntilExit()
     }
 
-    func mqttConfig(device: String = "kiosk-1", password: String = Broker.password, outbox: String? = nil) -> String {
-        #""mqtt": { "host": "127.0.0.1", "port": \#(port), "device": "\#(device)", "username": "\#(Self.user)", "password": "\#(password)", "outbox": { "path": "\#(outbox ?? dir + "/outbox-" + UUID().uuidString.prefix(6))" } },"#
+    func mqttConfig(device: String = "kiosk-1", password: String = Broker.password, outbox: String? = nil, ca: String? = nil) -> String {
+        let tls = (ca ?? caFile).map { #""tls": { "ca_file": "\#($0)" }, "port": \#(port), "#} ?? #""port": \#(port), "#
+        return #""mqtt": { "host": "127.0.0.1", \#(tls)"device": "\#(device)", "username": "\#(Self.user)", "password": "\#(password)", "outbox": { "path": "\#(outbox ?? dir + "/outbox-" + UUID().uuidString.prefix(6))" } },"#
     }
 }
 
@@ -97,9 +119,9 @@ final class Subscriber: @unchecked Sendable {
     let lock = NSLock()
     var text = ""
 
-    init(port: Int, topics: [String], user: String, password: String) throws {
+    init(port: Int, topics: [String], user: String, password: String, caFile: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-u", user, "-P", password, "-q", "1", "-v"] + topics.flatMap { ["-t", $0] }
+        process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-u", user, "-P", password, "-q", "1", "-v"] + topics.flatMap { ["-t", $0] } + (caFile.map { ["--cafile", $0] } ?? [])
         process.standardOutput = pipe
         process.standardError = pipe
         pipe.fileHandleForReading.readabilityHandler = { [weak self] h in
@@ -348,6 +370,31 @@ struct MQTTTests {
         let seconds = Date().timeIntervalSince(start)
         #expect(link.published == n && link.pending == 0)
         print("mqtt publishing rate: \(n) events in \(String(format: "%.3f", seconds)) s = \(Int(Double(n) / seconds)) events/s (each written and fsync'd to the outbox, published at QoS 1 and acknowledged)")
+    }
+
+    @Test("TLS: events reach a broker that checks nothing less than its certificate against the CA; a wrong CA is refused with a clear error")
+    func tls() throws {
+        let broker = try Broker(tls: true)
+        let sub = try broker.subscribe(["jolt/kiosk-4/event"])
+        defer { sub.stop() }
+        let run = jolt(["run", "--board", try kioskBoard(socket: socketPath(), extra: broker.mqttConfig(device: "kiosk-4")), "--trace", liftTrace(), "--fast", "--json", "--seconds", "8"])
+        #expect(run.code == .ok, "\(run.error)")
+        let raised = run.out.split(separator: "\n").count
+        #expect(sub.wait { $0.count >= raised } && raised >= 4, "\(sub.messages.count) of \(raised) over TLS")
+        // Another CA: the broker's certificate does not check out, and Jolt says so.
+        let other = try Broker(tls: true)
+        defer { other.stop() }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
+        p.arguments = ["run", "--board", try kioskBoard(socket: socketPath(), extra: broker.mqttConfig(device: "kiosk-5", ca: other.caFile)), "--trace", liftTrace(), "--fast", "--seconds", "4"]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 0)
+        #expect(log.split(separator: "\n").filter { $0.contains("mqtt: cannot reach the broker") && $0.contains("TLS") }.count == 1, "\(log)")
     }
 
     @Test("a full outbox drops the oldest and counts them; events survive a restart in order")
