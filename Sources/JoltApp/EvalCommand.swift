@@ -24,7 +24,7 @@ enum EvalCommand {
     /// The default corpus: the committed test split and the real wrist recordings, when present.
     static func defaultPaths() -> [String] {
         var p: [String] = []
-        for c in ["Tests/Corpus/test", "../shared/data/wrist-imu"] where access(c, F_OK) == 0 { p.append(c) }
+        for c in ["Tests/Corpus/test", "Tests/Data/wrist-imu"] where access(c, F_OK) == 0 { p.append(c) }
         return p
     }
 
@@ -40,6 +40,7 @@ enum EvalCommand {
             let name = withUnsafeBytes(of: e.pointee.d_name) { b in String(decoding: b.prefix { $0 != 0 }, as: UTF8.self) }
             if name.hasSuffix(".csv") { out.append(path + "/" + name) }
         }
+        guard !out.isEmpty else { throw JoltError(.noInput, "\(path): no .csv traces in this folder (give a folder of jolt-trace files)") }
         return out.sorted()
     }
 
@@ -76,10 +77,13 @@ enum EvalCommand {
             paths = paths.filter { !$0.contains("Tests/Corpus") }
         }
         guard !paths.isEmpty || !traces.isEmpty else {
-            throw JoltError(.noInput, "jolt eval: no corpus found (Tests/Corpus/test and ../shared/data/wrist-imu are absent here): give corpus folders, or --rate HZ to generate one")
+            throw JoltError(.noInput, "jolt eval: no corpus found (Tests/Corpus/test and Tests/Data/wrist-imu are absent here): give corpus folders, or --rate HZ to generate one")
         }
         for p in paths {
             for f in try files(p) { traces.append(try load(f)) }
+        }
+        if o.gate && !traces.contains(where: \.real) {
+            throw JoltError(.noInput, "jolt eval --gate: no real recordings among \(paths.isEmpty ? "the generated corpus" : paths.joined(separator: ", ")): the gate's false-event targets need them (give Tests/Data/wrist-imu)")
         }
         if o.accelOnly {
             for i in traces.indices {

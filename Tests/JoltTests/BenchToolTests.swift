@@ -311,7 +311,7 @@ struct BenchToolsOnRecordings {
 
     @Test("plot marks what replay finds; watch plays it; calibrate refuses a moving wrist", arguments: traces)
     func recording(name: String) throws {
-        let trace = sharedData + "/wrist-imu/" + name
+        let trace = testData + "/wrist-imu/" + name
         let svg = NSTemporaryDirectory() + "plot-\(UUID().uuidString).svg"
         #expect(jolt(["plot", trace, "-o", svg, "--sensitivity", "high"]).code == .ok)
         let marked = try SVGElements.parse(svg).all("line", "class", "event").count

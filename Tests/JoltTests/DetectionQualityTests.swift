@@ -127,7 +127,7 @@ struct DetectionQualityTests {
 
     @Test("jolt eval --gate passes on the committed corpus and the real recordings, and the table has every row")
     func gate() throws {
-        let r = jolt(["eval", "--gate", packageRoot + "/Tests/Corpus/test", sharedData + "/wrist-imu"])
+        let r = jolt(["eval", "--gate", packageRoot + "/Tests/Corpus/test", testData + "/wrist-imu"])
         #expect(r.code == .ok, "\(r.error)")
         for row in ["jolt (default)", "threshold", "lowpass", "planar", "window", "flip: phone", "flip: android"] {
             #expect(r.out.contains(row))

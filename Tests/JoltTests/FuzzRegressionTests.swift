@@ -26,7 +26,7 @@ struct FuzzRegressionTests {
 
     @Test("the trace target holds a real recording and the config target every board file")
     func realInputs() throws {
-        let trace = try Data(contentsOf: URL(fileURLWithPath: sharedData + "/wrist-imu/s1_003_TRAP.csv"))
+        let trace = try Data(contentsOf: URL(fileURLWithPath: testData + "/wrist-imu/s1_003_TRAP.csv"))
         trace.withUnsafeBytes { FuzzTargets.trace($0) }
         for b in try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/boards") where b.hasSuffix(".json") {
             let data = try Data(contentsOf: URL(fileURLWithPath: packageRoot + "/boards/" + b))

@@ -23,7 +23,7 @@ struct RunTests {
 
     @Test("jolt run on a played trace produces the same events as jolt replay", arguments: ["s1_003_TRAP.csv", "s3_006_FEL.csv", "s4_119_FEL.csv", "s2_043_PEN.csv"])
     func runEqualsReplay(name: String) {
-        let trace = sharedData + "/wrist-imu/" + name
+        let trace = testData + "/wrist-imu/" + name
         let run = jolt(["run", "--board", packageRoot + "/boards/sim.json", "--trace", trace, "--fast", "--json", "--quiet"])
         let replay = jolt(["replay", "--json", trace])
         #expect(run.code == .ok && replay.code == .ok, "\(run.error) \(replay.error)")

@@ -135,5 +135,5 @@ let packageRoot: String = {
     return FileManager.default.currentDirectoryPath
 }()
 
-/// ../shared/data beside the package.
-let sharedData = packageRoot + "/../shared/data"
+/// The real recordings committed with the package (Tests/Data, with their licence).
+let testData = packageRoot + "/Tests/Data"

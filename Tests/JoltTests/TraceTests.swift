@@ -157,9 +157,9 @@ struct TraceTests {
         for s in g.samples { #expect(try f.next() == s) }
     }
 
-    @Test("replay --json works on every real recording in ../shared/data/wrist-imu")
+    @Test("replay --json works on every real recording in Tests/Data/wrist-imu")
     func wristData() throws {
-        let dir = sharedData + "/wrist-imu"
+        let dir = testData + "/wrist-imu"
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".csv") }.sorted()
         #expect(files.count == 70)
         let r = jolt(["replay", "--json"] + files.map { dir + "/" + $0 })
