@@ -17,6 +17,7 @@ import PackageDescription
 //   JoltLinux    the Linux side: one wrapper per syscall (mockable in debug builds), /dev/i2c-*,
 //                /dev/gpiochip*, signals, sockets, processes.
 //   JoltMQTT     the link to an MQTT broker (libmosquitto): outbox on disk, reconnection.
+//   JoltBuildInfo the version and the git commit of the build (the BuildInfo plugin writes it).
 //   JoltApp      configuration, traces, commands; what the `jolt` executable runs.
 //   JoltFuzz     fuzz targets for the trace reader, the board loader and the drivers.
 let debugMocking: [SwiftSetting] = [.define("ENABLE_MOCKING", .when(configuration: .debug))]
@@ -29,6 +30,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "JoltCore"),
+        // The version and the git commit of the build (`jolt --version`), written by a plugin.
+        .plugin(name: "BuildInfo", capability: .buildTool()),
+        .target(name: "JoltBuildInfo", plugins: ["BuildInfo"]),
         .target(name: "JoltTrace", dependencies: ["JoltCore"]),
         .target(name: "JoltDrivers"),
         .target(name: "JoltMotion", dependencies: ["JoltCore"]),
@@ -46,7 +50,7 @@ let package = Package(
         .target(name: "JoltMQTT", dependencies: ["JoltLinux", "CMosquitto"]),
         .target(
             name: "JoltApp",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT", "JoltBuildInfo"],
             swiftSettings: debugMocking
         ),
         .executableTarget(name: "jolt", dependencies: ["JoltApp"]),

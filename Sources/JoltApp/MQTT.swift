@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltBuildInfo
 import JoltCore
 import JoltLinux
 import JoltMQTT
@@ -254,7 +255,7 @@ final class MQTTBridge: @unchecked Sendable {
     func discovery(board: BoardProfile, sensor: String) -> [(String, String)] {
         let d = config.device
         let q = JSONText.quote
-        let device = "\"device\":{\"identifiers\":[\(q("jolt_" + d))],\"name\":\(q("Jolt " + d)),\"manufacturer\":\"Jolt\",\"model\":\(q(sensor))}"
+        let device = "\"device\":{\"identifiers\":[\(q("jolt_" + d))],\"name\":\(q("Jolt " + d)),\"manufacturer\":\"Jolt\",\"model\":\(q(sensor)),\"sw_version\":\(q(BuildInfo.description))}"
         let availability = "\"availability_topic\":\(q(availabilityTopic)),\"payload_available\":\"online\",\"payload_not_available\":\"offline\""
         func topic(_ component: String, _ object: String) -> String { "\(config.discoveryPrefix)/\(component)/\(d)/\(object)/config" }
         var out: [(String, String)] = []

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltBuildInfo
 import JoltCore
 import JoltDrivers
 import JoltLinux
@@ -122,7 +123,7 @@ final class RunCommand {
             bridge = b
         }
         let fifo = sensor.usesFIFO ? "FIFO drained every \(min(Int64(board.fifoPollMillis) * 1000, sensor.maxPollMicros) / 1000) ms" : "read every sample"
-        Log.info("\(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName): \(hz(sensor.rateMilliHz)) Hz, ±\(sensor.rangeMilliG / 1000) g\(sensor.hasGyro ? ", ±\(board.gyroRangeDps) °/s" : ""), \(fifo)\(clock.virtual ? ", simulated time" : "")\(control.map { ", control socket \($0.path)" } ?? "")")
+        Log.info("jolt \(BuildInfo.description): \(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName): \(hz(sensor.rateMilliHz)) Hz, ±\(sensor.rangeMilliG / 1000) g\(sensor.hasGyro ? ", ±\(board.gyroRangeDps) °/s" : ""), \(fifo)\(clock.virtual ? ", simulated time" : "")\(control.map { ", control socket \($0.path)" } ?? "")")
         notifier.send("READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)")
         let wallStart = Sys.monotonicMicros()
         while true {
@@ -290,7 +291,7 @@ final class RunCommand {
             Log.info("control: \(line)")
             return "{\"ok\":true,\(state())}"
         case "status":
-            return "{\"ok\":true,\(state()),\"t\":\(EventRecord.seconds(streamNow)),\"samples\":\(stats.samples),\"events\":\(stats.events),\"sensor\":\"\(supervisor.phase == .running ? "ok" : "fault")\",\"faults\":\(supervisor.faults)}"
+            return "{\"ok\":true,\(state()),\"version\":\(JSONText.quote(BuildInfo.description)),\"t\":\(EventRecord.seconds(streamNow)),\"samples\":\(stats.samples),\"events\":\(stats.events),\"sensor\":\"\(supervisor.phase == .running ? "ok" : "fault")\",\"faults\":\(supervisor.faults)}"
         default:
             return "{\"ok\":false,\"error\":\(JSONText.quote("unknown command '\(line.prefix(40))' (arm, disarm, status)"))}"
         }
