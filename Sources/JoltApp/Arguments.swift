@@ -44,9 +44,21 @@ struct Arguments {
                 if value != nil { throw JoltError(.usage, "jolt \(command): \(name) takes no value (see jolt \(command) --help)") }
                 options.append((name, nil))
             } else {
-                throw JoltError(.usage, "jolt \(command): unknown option '\(name)' (see jolt \(command) --help)")
+                let hint = Self.nearest(name, among: Array(valued.union(flags))).map { "did you mean \($0)? " } ?? ""
+                throw JoltError(.usage, "jolt \(command): unknown option '\(name)' (\(hint)see jolt \(command) --help)")
             }
         }
+    }
+
+    /// The name nearest to a mistyped one: one it starts (or is started by), else one within
+    /// three edits; nil when nothing is that near.
+    static func nearest(_ word: String, among names: [String]) -> String? {
+        func score(_ k: String) -> Int {
+            let (a, b) = (k.trimmingDashes, word.trimmingDashes)
+            return !a.isEmpty && !b.isEmpty && (a.hasPrefix(b) || b.hasPrefix(a)) ? 0 : ObjectReader.distance(k, word)
+        }
+        guard let best = names.sorted().min(by: { score($0) < score($1) }), score(best) <= min(3, word.trimmingDashes.count / 2) else { return nil }
+        return best
     }
 
     /// Whether a flag was given.
@@ -71,3 +83,8 @@ struct Arguments {
     }
 }
 
+
+extension String {
+    /// The string without its leading dashes ("--board" → "board").
+    var trimmingDashes: Substring { drop { $0 == "-" } }
+}

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import JoltCore
 import JoltCorpus
+import JoltBuildInfo
 import JoltLinux
 
 /// A command's help: the one text that `jolt COMMAND --help` prints and docs/cli.md is made of.
@@ -44,18 +45,19 @@ public enum JoltCLI {
     static let commands: [CommandHelp] = [
         CommandHelp(
             name: "run", summary: "watch the chip and report shakes and flips as they happen",
-            usage: "jolt run [--board FILE] [--json] [--fast] [--forever] [--seconds S] [--trace FILE] [--sensitivity LEVEL]",
+            usage: "jolt run [--board FILE] [--json] [--fast] [--forever] [--seconds S] [--trace FILE] [--sensitivity LEVEL] [--quiet]",
             details: """
                 Opens the board's bus, probes and configures the chip, and streams its samples through the
                 detectors, printing each event as it happens (human lines on a terminal, JSON lines with
                 --json or when standard output is not a terminal). Stops on Ctrl-C or SIGTERM.
 
-                With no --board: a supported chip on /dev/i2c-1 if one answers, otherwise the simulated
-                board (boards/sim.json), which plays a demo (rest, a shake, rest, a flip face down and
-                back) in real time and exits when it ends.
+                The board profile is --board FILE, else $JOLT_BOARD, else /etc/jolt/jolt.json (what the
+                package installs); with none of them, a supported chip on /dev/i2c-1 if one answers,
+                otherwise the simulated board (boards/sim.json), which plays a demo (rest, a shake, rest,
+                a flip face down and back) in real time and exits when it ends. A log line says which.
                 """,
             options: [
-                ("--board FILE", "the board profile (boards/*.json)"),
+                ("--board FILE", "the board profile (default: $JOLT_BOARD, then /etc/jolt/jolt.json)"),
                 ("--json", "JSON lines, as jolt replay --json prints them"),
                 ("--fast", "simulated boards: run on simulated time, as fast as possible"),
                 ("--forever", "simulated boards: loop the motion instead of exiting at its end"),
@@ -83,7 +85,7 @@ public enum JoltCLI {
                 outputs, alarm and actions are not touched. The simulated board loops its motion.
                 """,
             options: [
-                ("--board FILE", "the board profile (default: as jolt run)"),
+                ("--board FILE", "the board profile (default: $JOLT_BOARD, /etc/jolt/jolt.json, as jolt run)"),
                 ("--plain", "plain lines even on a terminal"),
                 ("--seconds S", "stop after S seconds of samples"),
                 ("--fast", "simulated boards: run on simulated time"),
@@ -115,22 +117,22 @@ public enum JoltCLI {
             examples: ["jolt status", "jolt status --json"]),
         CommandHelp(
             name: "safe", summary: "set every output of a board inactive (after a crash, or from systemd)",
-            usage: "jolt safe --board FILE",
+            usage: "jolt safe [--board FILE]",
             details: """
                 Requests each output line the board names, sets it inactive and releases it: the
                 service's ExecStopPost, so that a buzzer is never left sounding by a process that died.
                 """,
-            options: [("--board FILE", "the board profile (required)")],
+            options: [("--board FILE", "the board profile (default: $JOLT_BOARD, then /etc/jolt/jolt.json)")],
             examples: ["jolt safe --board /etc/jolt/kiosk.json"]),
         CommandHelp(
             name: "eval", summary: "score every algorithm on the labelled corpus and the real recordings",
-            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--config FILE] [--sensitivity LEVEL]",
+            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--accel-only] [--config FILE] [--sensitivity LEVEL]",
             details: """
                 Runs Jolt's default detectors and the phone algorithms (threshold, lowpass, planar, window;
                 the phone and Android flip rules) over every trace and prints one table: shake recall and
                 latency, false shakes per hour on real recordings, on knocks and while walking or running
                 (pocket, hand, bag), flip recall and latency, false flips on real recordings and near-flips.
-                CORPUS is folders or files; by default Tests/Corpus/test and ../shared/data/wrist-imu.
+                CORPUS is folders or files; by default Tests/Corpus/test and Tests/Data/wrist-imu.
                 --rate generates the corpus in memory at that rate instead of reading its files.
                 --gate exits 1 when the default misses a target.
                 """,
@@ -144,7 +146,7 @@ public enum JoltCLI {
                 ("--config FILE", "detection settings from a board profile"),
                 ("--sensitivity LEVEL", "preset: low, medium, high"),
             ],
-            examples: ["jolt eval", "jolt eval --rate 400 ../shared/data/wrist-imu", "jolt eval --json --gate"]),
+            examples: ["jolt eval", "jolt eval --rate 400 Tests/Data/wrist-imu", "jolt eval --json --gate"]),
         CommandHelp(
             name: "soak", summary: "live a day (or a month) of a kiosk on the simulated board, faults and all, in minutes",
             usage: "jolt soak [--hours H] [--seed N] [--rate HZ] [--chip mpu6050|adxl345] [--no-fifo] [--json]",
@@ -178,23 +180,23 @@ public enum JoltCLI {
             examples: ["jolt probe", "jolt probe --bus 1"]),
         CommandHelp(
             name: "record", summary: "capture a jolt-trace file from the chip",
-            usage: "jolt record --board FILE --seconds S -o FILE.csv [--fast] [--trace FILE]",
+            usage: "jolt record [--board FILE] --seconds S -o FILE.csv [--fast] [--trace FILE]",
             details: """
                 Configures the chip as 'jolt run' does and writes its samples, in the board's axes (mount
                 and offsets applied), to a jolt-trace v1 file that 'jolt replay' reads. A progress bar
                 shows on a terminal. -o - writes to standard output.
                 """,
             options: [
-                ("--board FILE", "the board profile (default: the simulated board)"),
+                ("--board FILE", "the board profile (default: $JOLT_BOARD, /etc/jolt/jolt.json, as jolt run)"),
                 ("--seconds S", "how long to record (required)"),
-                ("-o FILE", "the trace to write (required; - for standard output)"),
+                ("-o, --output FILE", "the trace to write (required; - for standard output)"),
                 ("--fast", "simulated boards: record on simulated time"),
                 ("--trace FILE", "simulated boards: play this trace"),
             ],
             examples: ["jolt record --board boards/pi-mpu6050.json --seconds 30 -o shakes.csv"]),
         CommandHelp(
             name: "calibrate", summary: "measure the chip's offsets at rest and write them into a board file",
-            usage: "jolt calibrate --board FILE -o FILE [--seconds S] [--json] [--fast] [--trace FILE]",
+            usage: "jolt calibrate [--board FILE] -o FILE [--seconds S] [--json] [--fast] [--trace FILE]",
             details: """
                 Lay the device still, flat on a table (face up, or on a side), and run this: it reads the
                 chip for a few seconds, checks the reading is about 1 g and which chip axis points up,
@@ -204,8 +206,8 @@ public enum JoltCLI {
                 the device moved or is tilted during the measurement (exit 75), or does not read 1 g.
                 """,
             options: [
-                ("--board FILE", "the board profile to calibrate (required)"),
-                ("-o FILE", "the board file to write (required; may be the same as --board)"),
+                ("--board FILE", "the board profile to calibrate (default: $JOLT_BOARD, then /etc/jolt/jolt.json)"),
+                ("-o, --output FILE", "the board file to write (required; may be the same as --board)"),
                 ("--seconds S", "how long to measure (default 3, 1-60)"),
                 ("--json", "the measurement as one JSON object"),
                 ("--fast", "simulated boards: measure on simulated time"),
@@ -224,12 +226,12 @@ public enum JoltCLI {
                 not. Long traces are drawn as a min-max envelope per pixel, so the file stays small.
                 Open the SVG in any web browser.
                 """,
-            options: [("-o FILE", "the SVG to write (required)")] + detectionOptions + [
+            options: [("-o, --output FILE", "the SVG to write (required)")] + detectionOptions + [
                 ("--arm", "arm the tamper detector at the first sample"),
             ],
             examples: [
                 "jolt plot shakes.csv -o shakes.svg",
-                "jolt plot ../shared/data/wrist-imu/s1_003_TRAP.csv -o trap.svg --sensitivity high",
+                "jolt plot Tests/Data/wrist-imu/s1_003_TRAP.csv -o trap.svg --sensitivity high",
                 "jolt plot kiosk.csv -o kiosk.svg --config /etc/jolt/kiosk.json --arm",
             ]),
         CommandHelp(
@@ -244,7 +246,7 @@ public enum JoltCLI {
                 ("--arm", "arm the tamper detector at the first sample (it only fires when armed)"),
             ],
             examples: [
-                "jolt replay ../shared/data/wrist-imu/s1_003_TRAP.csv",
+                "jolt replay Tests/Data/wrist-imu/s1_003_TRAP.csv",
                 "jolt replay --json --algorithm threshold recording.csv",
                 "jolt replay --config boards/pi-mpu6050.json --sensitivity high *.csv",
             ]),
@@ -255,6 +257,7 @@ public enum JoltCLI {
             jolt: accelerometer gestures and alarms for a Raspberry Pi (MPU6050, ADXL345)
 
             Usage: jolt COMMAND [OPTIONS]
+                   jolt --version
 
             Commands:
 
@@ -292,7 +295,9 @@ public enum JoltCLI {
             return ExitCode.ok.rawValue
         } catch {
             out.flush()
-            Log.error(error.message)
+            // Messages name their command ("jolt run: ..."); the log line says "jolt" already.
+            let m = error.message
+            Log.error(m.hasPrefix("jolt ") ? String(m.dropFirst(5)) : m)
             return error.code.rawValue
         }
     }
@@ -303,18 +308,27 @@ public enum JoltCLI {
             out.write(overview)
             return
         }
+        if name == "--version" || name == "version" {
+            guard args.count == 1 else { throw JoltError(.usage, "version: unexpected argument '\(args[1])' (jolt --version takes none)") }
+            out.write("jolt \(BuildInfo.description)\n")
+            return
+        }
         if name == "--help" || name == "-h" || name == "help" {
             if args.count > 1 && args[1] == "--markdown" {
                 out.write(markdown)
+            } else if args.count > 1 && args[1] == "--config" {
+                out.write(ConfigDoc.markdown)
             } else if args.count > 1, let c = commands.first(where: { $0.name == args[1] }) {
                 out.write(c.text)
+            } else if args.count > 1 {
+                throw JoltError(.usage, "help: no command '\(args[1])'\(suggestion(args[1], among: commands.map(\.name))) (commands: \(commands.map(\.name).joined(separator: ", ")))")
             } else {
                 out.write(overview)
             }
             return
         }
         guard let help = commands.first(where: { $0.name == name }) else {
-            throw JoltError(.usage, "unknown command '\(name)' (commands: \(commands.map(\.name).joined(separator: ", ")); see jolt --help)")
+            throw JoltError(.usage, "unknown command '\(name)'\(suggestion(name, among: commands.map(\.name))) (commands: \(commands.map(\.name).joined(separator: ", ")); see jolt --help)")
         }
         let rest = Array(args.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
@@ -335,6 +349,11 @@ public enum JoltCLI {
         case "watch": try watch(rest, out: out)
         default: throw JoltError(.software, "command '\(name)' is listed but not wired")
         }
+    }
+
+    /// " (did you mean X?)" for the nearest of `names` to a mistyped `word`, or "".
+    static func suggestion(_ word: String, among names: [String]) -> String {
+        Arguments.nearest(word, among: names).map { " (did you mean \($0)?)" } ?? ""
     }
 
     /// Applies --config, --algorithm, --flip-algorithm and --sensitivity.
@@ -382,10 +401,37 @@ public enum JoltCLI {
         try r.run(out: out)
     }
 
-    /// The board for `--board`, or the default: a chip on /dev/i2c-1 if one answers, otherwise
-    /// the simulated board.
+    /// The installed configuration: what the package puts in place and the service reads.
+    static let systemBoard = "/etc/jolt/jolt.json"
+
+    /// Where a command's board profile comes from, first found wins: `--board FILE`, then
+    /// `$JOLT_BOARD`, then /etc/jolt/jolt.json. Nil when none is there; what was taken is logged
+    /// when it was not named on the command line.
+    static func boardPath(_ a: Arguments) -> String? {
+        if let path = a.value("--board") { return path }
+        if let env = getenv("JOLT_BOARD").map({ String(cString: $0) }), !env.isEmpty {
+            Log.info("board profile from $JOLT_BOARD: \(env)")
+            return env
+        }
+        if access(systemBoard, F_OK) == 0 {
+            Log.info("board profile: \(systemBoard)")
+            return systemBoard
+        }
+        return nil
+    }
+
+    /// The board of a command that needs a real profile (calibrate, safe, output).
+    static func requiredBoard(_ a: Arguments) throws(JoltError) -> BoardProfile {
+        guard let path = boardPath(a) else {
+            throw JoltError(.usage, "\(a.command): no board profile: give --board FILE, set JOLT_BOARD, or install one as \(systemBoard)")
+        }
+        return try BoardProfile.load(path: path)
+    }
+
+    /// The board of run, watch and record: `boardPath`, or else a chip on /dev/i2c-1 if one
+    /// answers, otherwise the simulated board.
     static func board(_ a: Arguments, sensitivity: Sensitivity?) throws(JoltError) -> BoardProfile {
-        if let path = a.value("--board") { return try BoardProfile.load(path: path, sensitivity: sensitivity) }
+        if let path = boardPath(a) { return try BoardProfile.load(path: path, sensitivity: sensitivity) }
         var b = BoardProfile.builtInSim
         if access("/dev/i2c-1", F_OK) == 0, let bus = try? Hardware.openLinuxBus("/dev/i2c-1"),
            let (chip, address) = try? Hardware.locate(BoardProfile(), bus: bus) {
@@ -395,9 +441,9 @@ public enum JoltCLI {
             hw.chip = chip
             hw.address = address
             b = hw
-            Log.info("no --board: using the \(chip.rawValue) found at 0x\(hex(address)) on /dev/i2c-1 with default settings")
+            Log.info("no board profile (--board, $JOLT_BOARD, \(systemBoard)): using the \(chip.rawValue) found at 0x\(hex(address)) on /dev/i2c-1 with default settings")
         } else {
-            Log.info("no --board and no chip on /dev/i2c-1: running the simulated board (boards/sim.json)")
+            Log.info("no board profile (--board, $JOLT_BOARD, \(systemBoard)) and no chip on /dev/i2c-1: running the simulated board (boards/sim.json)")
         }
         if let sensitivity {
             b.detection = DetectionSettings(sensitivity: sensitivity, rateMilliHz: b.rateMilliHz, gyro: true)
@@ -448,7 +494,7 @@ public enum JoltCLI {
         guard let output = a.value("-o", "--output") else {
             throw JoltError(.usage, "jolt record: -o FILE is required (see jolt record --help)")
         }
-        let b = try a.value("--board").map { (p) throws(JoltError) in try BoardProfile.load(path: p) } ?? BoardProfile.builtInSim
+        let b = try boardPath(a).map { (p) throws(JoltError) in try BoardProfile.load(path: p) } ?? BoardProfile.builtInSim
         try RecordCommand.run(board: b, seconds: seconds, output: output, fast: a.flag("--fast"), trace: a.value("--trace"), out: out)
     }
 
@@ -479,12 +525,15 @@ public enum JoltCLI {
         } else {
             out.write("alarm \(field("state") ?? "?") (since t=\(field("since") ?? "?") s)\n")
         }
+        if let v = field("version") {
+            out.write("jolt \(v), sensor \(field("sensor") ?? "?"), \(field("samples") ?? "?") samples, \(field("events") ?? "?") events\n")
+        }
     }
 
     static func safe(_ args: [String], out: OutputStream) throws(JoltError) {
         let a = try Arguments(command: "safe", args, valued: ["--board"], flags: [])
-        guard let path = a.value("--board") else { throw JoltError(.usage, "jolt safe: --board FILE is required (see jolt safe --help)") }
-        let b = try BoardProfile.load(path: path)
+        let b = try requiredBoard(a)
+        let path = b.file
         guard !b.isSimulated else {
             out.write("\(path): simulated board: nothing to do\n")
             return
@@ -534,7 +583,9 @@ public enum JoltCLI {
     static func calibrate(_ args: [String], out: OutputStream) throws(JoltError) {
         let a = try Arguments(command: "calibrate", args, valued: ["--board", "-o", "--output", "--seconds", "--trace"], flags: ["--json", "--fast"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt calibrate: unexpected argument '\(a.positional[0])' (see jolt calibrate --help)") }
-        guard let board = a.value("--board") else { throw JoltError(.usage, "jolt calibrate: --board FILE is required (see jolt calibrate --help)") }
+        guard let board = boardPath(a) else {
+            throw JoltError(.usage, "calibrate: no board profile: give --board FILE, set JOLT_BOARD, or install one as \(systemBoard)")
+        }
         guard let output = a.value("-o", "--output") else { throw JoltError(.usage, "jolt calibrate: -o FILE is required: the board file to write (it may be \(board) itself)") }
         var o = CalibrateCommand.Options(board: board, output: output)
         if let s = try a.fixed("--seconds", places: 3, range: 1_000...60_000, unit: "s") { o.micros = s * 1000 }

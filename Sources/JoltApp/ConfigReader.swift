@@ -30,7 +30,14 @@ final class ObjectReader {
     /// The member's node, marking the key as known.
     func node(_ key: String) -> JSONNode? {
         used.append(key)
-        return members.first { $0.key == key }?.value
+        let n = members.first { $0.key == key }?.value
+        if let n, let s = SchemaRecorder.current { s.record(fieldPath(key), "", n) }
+        return n
+    }
+
+    /// Tells the schema recorder, when one listens, what kind of value `key` takes.
+    func describe(_ key: String, _ kind: String) {
+        if let s = SchemaRecorder.current, members.contains(where: { $0.key == key }) { s.record(fieldPath(key), kind, nil) }
     }
 
     /// Whether the object has this key (without marking it).
@@ -72,6 +79,7 @@ final class ObjectReader {
     /// A nested object, or nil when absent.
     func object(_ key: String) throws(JoltError) -> ObjectReader? {
         guard let n = node(key) else { return nil }
+        describe(key, "object")
         return try ObjectReader(file: file, path: fieldPath(key), node: n)
     }
 
@@ -79,6 +87,7 @@ final class ObjectReader {
     func string(_ key: String) throws(JoltError) -> String? {
         guard let n = node(key) else { return nil }
         guard case .string(let s) = n.value else { throw fail(key, n, "must be a string, found \(n.value.typeName)") }
+        describe(key, "string")
         return s
     }
 
@@ -88,6 +97,7 @@ final class ObjectReader {
         guard choices.contains(s) else {
             throw fail(key, node(key), "must be one of \(choices.map { "\"\($0)\"" }.joined(separator: ", ")), found \"\(s)\"")
         }
+        describe(key, "one of " + choices.map { "`\"\($0)\"`" }.joined(separator: ", "))
         return s
     }
 
@@ -95,6 +105,7 @@ final class ObjectReader {
     func bool(_ key: String) throws(JoltError) -> Bool? {
         guard let n = node(key) else { return nil }
         guard case .bool(let b) = n.value else { throw fail(key, n, "must be true or false, found \(n.value.typeName)") }
+        describe(key, "`true` or `false`")
         return b
     }
 
@@ -102,7 +113,9 @@ final class ObjectReader {
     /// nil when absent. `unit` is for messages.
     func fixed(_ key: String, places: Int, range: ClosedRange<Int64>, unit: String) throws(JoltError) -> Int64? {
         guard let n = node(key) else { return nil }
-        return try Self.fixed(n, places: places, range: range, unit: unit) { m throws(JoltError) in fail(key, n, m) }
+        let v = try Self.fixed(n, places: places, range: range, unit: unit) { m throws(JoltError) in fail(key, n, m) }
+        describe(key, "number, \(Self.rangeText(range, places: places, unit: unit))")
+        return v
     }
 
     static func fixed(_ n: JSONNode, places: Int, range: ClosedRange<Int64>, unit: String, fail: (String) throws(JoltError) -> JoltError) throws(JoltError) -> Int64 {
@@ -122,6 +135,13 @@ final class ObjectReader {
 
     static func clean(_ s: String) -> String { s.hasSuffix(".0") ? String(s.dropLast(2)) : s }
 
+    /// "0.05 to 16 g": a range in the file's units, for the configuration reference.
+    static func rangeText(_ range: ClosedRange<Int64>, places: Int, unit: String) -> String {
+        let lo = clean(TraceWriter.decimal(range.lowerBound, places: places, trim: true))
+        let hi = clean(TraceWriter.decimal(range.upperBound, places: places, trim: true))
+        return "\(lo) to \(hi)\(unit.isEmpty ? "" : " " + unit)"
+    }
+
     /// A number in milli-units as Int32 (e.g. g → mg), checked against `range` given in the
     /// file's units × 1000.
     func milli(_ key: String, _ range: ClosedRange<Int64>, _ unit: String) throws(JoltError) -> Int32? {
@@ -135,6 +155,65 @@ final class ObjectReader {
             if case .number(let t) = n.value { throw fail(key, n, "must be a whole number\(unit.isEmpty ? "" : " (\(unit))"), found \(t)") }
             throw fail(key, n, "must be a whole number\(unit.isEmpty ? "" : " (\(unit))"), found \(n.value.typeName)")
         }
-        return try fixed(key, places: 0, range: range, unit: unit).map { Int32($0) }
+        let v = try fixed(key, places: 0, range: range, unit: unit).map { Int32($0) }
+        describe(key, "whole number, \(Self.rangeText(range, places: 0, unit: unit))")
+        return v
+    }
+}
+
+/// Listens to the loader while it reads a profile and keeps, for each key it asked for, the kind
+/// of value it accepted: the loader's own schema, from which docs/config.md is written (and a
+/// test checks that every key the loader reads is documented). Only the task that installs it
+/// (`SchemaRecorder.$current.withValue`) is heard.
+final class SchemaRecorder: @unchecked Sendable {
+    @TaskLocal static var current: SchemaRecorder?
+
+    /// Normalized key path ("outputs.NAME.line", "actions.EVENT[].command") → kind ("" for a
+    /// value the loader checks by hand: a list, a code, a path).
+    private(set) var kinds: [String: String] = [:]
+    /// The key paths in the order the loader first asked for them.
+    private(set) var order: [String] = []
+
+    func record(_ path: String, _ kind: String, _ node: JSONNode?) {
+        let p = Self.normalize(path)
+        if kinds[p] == nil {
+            order.append(p)
+            var k = kind
+            if k.isEmpty, let node {
+                switch node.value {
+                case .array: k = "list"
+                case .string: k = "string"
+                case .number: k = "number"
+                case .bool: k = "`true` or `false`"
+                case .object: k = "object"
+                default: k = ""
+                }
+            }
+            kinds[p] = k
+        } else if !kind.isEmpty {
+            kinds[p] = kind
+        }
+    }
+
+    /// Indices become `[]`; output and input names become NAME; action events become EVENT.
+    static func normalize(_ path: String) -> String {
+        var out = ""
+        var skipping = false
+        for c in path {
+            if c == "[" { skipping = true; out += "[]"; continue }
+            if skipping { if c == "]" { skipping = false }; continue }
+            out.append(c)
+        }
+        var parts = out.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if parts.count >= 2, parts[0] == "outputs" || parts[0] == "inputs" { parts[1] = "NAME" }
+        if parts.first == "actions", parts.count >= 2 {
+            // Event names hold dots ("shake.began"): everything up to the list index is the event.
+            let rest = parts.dropFirst().joined(separator: ".")
+            if let bracket = rest.firstIndex(of: "[") {
+                return "actions.EVENT" + rest[bracket...]
+            }
+            return "actions.EVENT"
+        }
+        return parts.joined(separator: ".")
     }
 }
