@@ -219,10 +219,15 @@ struct AlarmRunTests {
         let board = try BoardProfile.load(path: packageRoot + "/boards/kiosk-alarm.json")
         #expect(board.alarm?.output == "buzzer")
         #expect(board.outputs.first?.line.name == "GPIO17")
-        let unit = try String(contentsOfFile: packageRoot + "/docs/jolt.service", encoding: .utf8)
+        let unit = try String(contentsOfFile: packageRoot + "/packaging/jolt.service", encoding: .utf8)
         for directive in ["Type=notify", "WatchdogSec=", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict",
-                          "DeviceAllow=/dev/i2c-1 rw", "SupplementaryGroups=i2c gpio", "ExecStopPost=", "RuntimeDirectory=jolt"] {
+                          "DeviceAllow=char-i2c rw", "DeviceAllow=char-gpiochip rw", "SupplementaryGroups=i2c gpio",
+                          "ExecStart=/usr/bin/jolt run --board /etc/jolt/jolt.json", "ExecStopPost=/usr/bin/jolt safe --board /etc/jolt/jolt.json",
+                          "RuntimeDirectory=jolt"] {
             #expect(unit.contains(directive), "\(directive)")
         }
+        // The package's default configuration loads, names the Pi's bus, and arms nothing.
+        let installed = try BoardProfile.load(path: packageRoot + "/packaging/jolt.json")
+        #expect(installed.bus == "/dev/i2c-1" && installed.alarm == nil && installed.outputs.isEmpty)
     }
 }
