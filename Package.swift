@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltMotion", "JoltTrace", "CAllocCount"]),
         .testTarget(
             name: "JoltTests",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz", "JoltMQTT"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz", "JoltMQTT", "JoltBuildInfo"],
             swiftSettings: debugMocking
         ),
     ],

@@ -13,6 +13,8 @@ final class ActionEngine {
         case event(EventRecord, [Action])
         /// The alarm started or stopped sounding.
         case alarm(sounding: Bool)
+        /// `jolt output`: play a pattern on an output, or (nil) stop what it plays.
+        case manual(output: String, Pattern?)
     }
 
     let outputs: [String: OutputLine]
@@ -55,6 +57,8 @@ final class ActionEngine {
             }
         case .alarm(let sounding):
             alarmPlayer = sounding ? PatternPlayer(pattern: alarmPattern, start: now) : nil
+        case .manual(let name, let pattern):
+            players[name] = pattern.map { PatternPlayer(pattern: $0, start: now) }
         }
         tick(now: now)
     }
@@ -91,7 +95,7 @@ final class ActionEngine {
     func nextDeadline(now: Int64) -> Int64? {
         var next: Int64?
         func take(_ t: Int64) { next = min(next ?? t, t) }
-        for (name, p) in players where !(name == alarmOutput && alarmPlayer != nil) { take(p.nextEdge(after: now)) }
+        for (name, p) in players where !(name == alarmOutput && alarmPlayer != nil) && p.pattern != .steady { take(p.nextEdge(after: now)) }
         if let a = alarmPlayer { take(a.nextEdge(after: now)) }
         for c in children { take(c.killedAt.map { $0 + 1_000_000 } ?? c.deadline) }
         if !failedLines.isEmpty { take(now + 1_000_000) }

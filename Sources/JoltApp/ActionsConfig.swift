@@ -23,6 +23,20 @@ public enum Pattern: Equatable, Sendable {
     case pulse(ms: Int32)
     /// Active `on` ms, inactive `off` ms, repeating until stopped.
     case cadence(on: Int32, off: Int32)
+    /// Active until stopped (`jolt output NAME --on`).
+    case steady
+    /// `count` beeps of `on` ms with `off` ms between them (`jolt output NAME --beep N`).
+    case beeps(on: Int32, off: Int32, count: Int32)
+
+    /// For messages: "a 200 ms pulse", "on until off".
+    public var text: String {
+        switch self {
+        case .pulse(let ms): return "a \(ms) ms pulse"
+        case .cadence(let on, let off): return "a cadence of \(on) ms on, \(off) ms off"
+        case .steady: return "on until turned off"
+        case .beeps(let on, let off, let n): return "\(n) beep\(n == 1 ? "" : "s") of \(on) ms, \(off) ms apart"
+        }
+    }
 }
 
 /// One action bound to an event.

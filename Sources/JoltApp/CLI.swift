@@ -73,7 +73,7 @@ public enum JoltCLI {
             ]),
         CommandHelp(
             name: "watch", summary: "see what the sensor sees, live: axes, orientation, detector levels, events",
-            usage: "jolt watch [--board FILE] [--plain] [--seconds S] [--fast] [--trace FILE] [--sensitivity LEVEL]",
+            usage: "jolt watch [--board FILE] [--plain] [--seconds S] [--fast] [--trace FILE] [--sensitivity LEVEL] [--socket PATH]",
             details: """
                 On a terminal, a screen redrawn eight times a second (80×24 is enough, over SSH too): each
                 axis and the magnitude as bars with numbers, the rotation rate, the orientation (face up,
@@ -81,8 +81,10 @@ public enum JoltCLI {
                 with its lobes so far, the flip and tamper levels, and the last events as they fire. q or
                 Ctrl-C quits and gives the terminal back as it was. When standard output is not a terminal
                 (or with --plain): one line every half second, and each event on its own line.
-                The chip is read exactly as 'jolt run' reads it, with the same detectors; the board's
-                outputs, alarm and actions are not touched. The simulated board loops its motion.
+                When a 'jolt run' (the service) holds the board, watch attaches to it over its control
+                socket and shows what it sees, read only. Otherwise the chip is read here exactly as
+                'jolt run' reads it, with the same detectors; the board's outputs, alarm and actions
+                are not touched. The simulated board loops its motion.
                 """,
             options: [
                 ("--board FILE", "the board profile (default: $JOLT_BOARD, /etc/jolt/jolt.json, as jolt run)"),
@@ -91,8 +93,9 @@ public enum JoltCLI {
                 ("--fast", "simulated boards: run on simulated time"),
                 ("--trace FILE", "simulated boards: play this trace"),
                 ("--sensitivity LEVEL", "preset: low, medium, high"),
+                ("--socket PATH", "attach to the jolt running with this control socket"),
             ],
-            examples: ["jolt watch --board /etc/jolt/kiosk.json", "jolt watch", "jolt watch --board boards/sim.json --plain --seconds 20 | tee watch.log"]),
+            examples: ["jolt watch --board /etc/jolt/jolt.json", "jolt watch", "jolt watch --board boards/sim.json --plain --seconds 20 | tee watch.log"]),
         CommandHelp(
             name: "arm", summary: "arm the theft alarm of a running jolt",
             usage: "jolt arm [--socket PATH] [--json]",
@@ -124,6 +127,26 @@ public enum JoltCLI {
                 """,
             options: [("--board FILE", "the board profile (default: $JOLT_BOARD, then /etc/jolt/jolt.json)")],
             examples: ["jolt safe --board /etc/jolt/kiosk.json"]),
+        CommandHelp(
+            name: "output", summary: "drive a board output by its name: check a buzzer's wiring before arming",
+            usage: "jolt output NAME (--on | --off | --pulse MS | --beep N) [--board FILE] [--socket PATH]",
+            details: """
+                Drives the output the board profile names NAME ("buzzer"), as gpioset or gpiozero's
+                Buzzer.beep() would: --on, --off, one pulse of MS milliseconds, or N short beeps
+                (200 ms on, 200 ms off). When a 'jolt run' is running (it holds the line), the request
+                goes through its control socket; a sounding alarm is never silenced this way (that is
+                jolt disarm). Otherwise the line is driven here: --on holds it active until Ctrl-C,
+                and the line is left inactive on every way out.
+                """,
+            options: [
+                ("--on", "active (until --off, or Ctrl-C when driven here)"),
+                ("--off", "inactive"),
+                ("--pulse MS", "active for MS milliseconds (1-600000)"),
+                ("--beep N", "N beeps of 200 ms (1-100)"),
+                ("--board FILE", "the board profile (default: $JOLT_BOARD, then /etc/jolt/jolt.json)"),
+                ("--socket PATH", "the running jolt's control socket (default: as jolt status)"),
+            ],
+            examples: ["jolt output buzzer --beep 3", "jolt output buzzer --pulse 500 --board boards/kiosk-alarm.json", "sudo -u jolt jolt output buzzer --off"]),
         CommandHelp(
             name: "eval", summary: "score every algorithm on the labelled corpus and the real recordings",
             usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--accel-only] [--config FILE] [--sensitivity LEVEL]",
@@ -170,21 +193,27 @@ public enum JoltCLI {
             examples: ["jolt soak", "jolt soak --hours 168 --seed 7", "jolt soak --chip adxl345 --no-fifo --hours 2"]),
         CommandHelp(
             name: "probe", summary: "find the supported chips on the I2C buses (like i2cdetect)",
-            usage: "jolt probe [--bus N]",
+            usage: "jolt probe [--bus N] [--all]",
             details: """
                 Asks each address where a supported chip can live (MPU6050 at 0x68 and 0x69, ADXL345 at 0x53
                 and 0x1D) for its identity register and says what answered. Without --bus, every
-                /dev/i2c-* is probed. Exits 0 when a supported chip answered, 69 when none did.
+                /dev/i2c-* is probed. With --all, first a grid of every address from 0x03 to 0x77, as
+                'i2cdetect -r' draws it (the address where something answers a one-byte read, -- where
+                nothing does, UU where the bus is busy there). Exits 0 when a supported chip answered,
+                69 when none did.
                 """,
-            options: [("--bus N", "the bus: 1, i2c-1, /dev/i2c-1, or sim for the simulated board")],
-            examples: ["jolt probe", "jolt probe --bus 1"]),
+            options: [("--bus N", "the bus: 1, i2c-1, /dev/i2c-1, or sim for the simulated board"), ("--all", "first, every address as a grid, like i2cdetect")],
+            examples: ["jolt probe", "jolt probe --bus 1 --all"]),
         CommandHelp(
             name: "record", summary: "capture a jolt-trace file from the chip",
-            usage: "jolt record [--board FILE] --seconds S -o FILE.csv [--fast] [--trace FILE]",
+            usage: "jolt record [--board FILE] --seconds S -o FILE.csv [--fast] [--trace FILE] [--socket PATH]",
             details: """
-                Configures the chip as 'jolt run' does and writes its samples, in the board's axes (mount
-                and offsets applied), to a jolt-trace v1 file that 'jolt replay' reads. A progress bar
-                shows on a terminal. -o - writes to standard output.
+                Writes the chip's samples, in the board's axes (mount and offsets applied), to a
+                jolt-trace v1 file that 'jolt replay' reads, starting at t = 0. When a 'jolt run' (the
+                service) holds the board, record attaches to it and records what it sees; otherwise it
+                reads the chip here as 'jolt run' does. Lost samples (a FIFO overflow, a fault) leave a
+                gap in the times, as in 'jolt run', never a seam. A progress bar shows on a terminal.
+                -o - writes to standard output.
                 """,
             options: [
                 ("--board FILE", "the board profile (default: $JOLT_BOARD, /etc/jolt/jolt.json, as jolt run)"),
@@ -192,8 +221,9 @@ public enum JoltCLI {
                 ("-o, --output FILE", "the trace to write (required; - for standard output)"),
                 ("--fast", "simulated boards: record on simulated time"),
                 ("--trace FILE", "simulated boards: play this trace"),
+                ("--socket PATH", "attach to the jolt running with this control socket"),
             ],
-            examples: ["jolt record --board boards/pi-mpu6050.json --seconds 30 -o shakes.csv"]),
+            examples: ["jolt record --board boards/pi-mpu6050.json --seconds 30 -o shakes.csv", "jolt record --seconds 10 -o - | jolt replay -"]),
         CommandHelp(
             name: "calibrate", summary: "measure the chip's offsets at rest and write them into a board file",
             usage: "jolt calibrate [--board FILE] -o FILE [--seconds S] [--json] [--fast] [--trace FILE]",
@@ -347,6 +377,7 @@ public enum JoltCLI {
         case "calibrate": try calibrate(rest, out: out)
         case "plot": try plot(rest, out: out)
         case "watch": try watch(rest, out: out)
+        case "output": try output(rest, out: out)
         default: throw JoltError(.software, "command '\(name)' is listed but not wired")
         }
     }
@@ -476,9 +507,9 @@ public enum JoltCLI {
     }
 
     static func probe(_ args: [String], out: OutputStream) throws(JoltError) {
-        let a = try Arguments(command: "probe", args, valued: ["--bus"], flags: [])
+        let a = try Arguments(command: "probe", args, valued: ["--bus"], flags: ["--all"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt probe: unexpected argument '\(a.positional[0])' (see jolt probe --help)") }
-        let found = try ProbeCommand.run(bus: a.value("--bus"), out: out)
+        let found = try ProbeCommand.run(bus: a.value("--bus"), all: a.flag("--all"), out: out)
         if found == 0 {
             out.flush()
             throw JoltError(.unavailable, "no supported chip answered: check the wiring (3.3 V pin 1, SDA pin 3, SCL pin 5, GND pin 6) and that the chip is powered")
@@ -486,7 +517,7 @@ public enum JoltCLI {
     }
 
     static func record(_ args: [String], out: OutputStream) throws(JoltError) {
-        let a = try Arguments(command: "record", args, valued: ["--board", "--seconds", "-o", "--output", "--trace"], flags: ["--fast"])
+        let a = try Arguments(command: "record", args, valued: ["--board", "--seconds", "-o", "--output", "--trace", "--socket"], flags: ["--fast"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt record: unexpected argument '\(a.positional[0])' (see jolt record --help)") }
         guard let seconds = try a.fixed("--seconds", places: 0, range: 1...86_400, unit: "s") else {
             throw JoltError(.usage, "jolt record: --seconds S is required (see jolt record --help)")
@@ -495,7 +526,8 @@ public enum JoltCLI {
             throw JoltError(.usage, "jolt record: -o FILE is required (see jolt record --help)")
         }
         let b = try boardPath(a).map { (p) throws(JoltError) in try BoardProfile.load(path: p) } ?? BoardProfile.builtInSim
-        try RecordCommand.run(board: b, seconds: seconds, output: output, fast: a.flag("--fast"), trace: a.value("--trace"), out: out)
+        let o = LiveFeed.Options(fast: a.flag("--fast"), trace: a.value("--trace"), limitMicros: seconds * 1_000_000, socket: a.value("--socket"))
+        try RecordCommand(board: b, seconds: seconds, output: output).run(o)
     }
 
     static func controlRequest(_ name: String, _ args: [String], out: OutputStream) throws(JoltError) {
@@ -556,16 +588,31 @@ public enum JoltCLI {
 
     static func watch(_ args: [String], out: OutputStream) throws(JoltError) {
         SignalChannel.block([SIGINT, SIGTERM, SIGHUP])
-        let a = try Arguments(command: "watch", args, valued: ["--board", "--seconds", "--trace", "--sensitivity"], flags: ["--plain", "--fast"])
+        let a = try Arguments(command: "watch", args, valued: ["--board", "--seconds", "--trace", "--sensitivity", "--socket"], flags: ["--plain", "--fast"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt watch: unexpected argument '\(a.positional[0])' (see jolt watch --help)") }
         var o = WatchCommand.Options()
         o.fast = a.flag("--fast")
         o.plain = a.flag("--plain")
         o.trace = a.value("--trace")
+        o.socket = a.value("--socket")
         if let s = try a.fixed("--seconds", places: 6, range: 1...31_536_000_000_000, unit: "s") { o.limitMicros = s }
-        var b = try board(a, sensitivity: try sensitivity(a))
-        if b.isSimulated { b.sim.loop = true }
-        try WatchCommand(board: b, options: o, out: out).run()
+        try WatchCommand(board: try board(a, sensitivity: try sensitivity(a)), options: o, out: out).run()
+    }
+
+    static func output(_ args: [String], out: OutputStream) throws(JoltError) {
+        let a = try Arguments(command: "output", args, valued: ["--board", "--pulse", "--beep", "--socket"], flags: ["--on", "--off"])
+        guard a.positional.count == 1 else {
+            throw JoltError(.usage, "jolt output: give one output name, as the board profile names it (see jolt output --help)")
+        }
+        var requests: [OutputRequest] = []
+        if a.flag("--on") { requests.append(OutputRequest(words: ["on"])!) }
+        if a.flag("--off") { requests.append(OutputRequest(words: ["off"])!) }
+        if let ms = try a.fixed("--pulse", places: 0, range: 1...600_000, unit: "ms") { requests.append(OutputRequest(words: ["pulse", "\(ms)"])!) }
+        if let n = try a.fixed("--beep", places: 0, range: 1...100, unit: "beeps") { requests.append(OutputRequest(words: ["beep", "\(n)"])!) }
+        guard requests.count == 1 else {
+            throw JoltError(.usage, "jolt output: give one of --on, --off, --pulse MS, --beep N (see jolt output --help)")
+        }
+        try OutputCommand.run(board: try requiredBoard(a), name: a.positional[0], request: requests[0], socket: a.value("--socket"), out: out)
     }
 
     static func plot(_ args: [String], out: OutputStream) throws(JoltError) {

@@ -45,7 +45,13 @@ struct CalibrateCommand {
     let options: Options
 
     func run(out: OutputStream) throws(JoltError) {
-        let board = try BoardProfile.load(path: options.board)
+        var board = try BoardProfile.load(path: options.board)
+        if board.isSimulated && options.trace == nil && board.sim.trace == nil && board.sim.motion != "rest" {
+            // A simulated kiosk lies still while it is calibrated, as a real one is asked to.
+            Log.info("simulated board: calibrating it at rest (its \"\(board.sim.motion)\" motion would move it; --trace plays a recording instead)")
+            board.sim.motion = "rest"
+            board.sim.loop = false
+        }
         let text = try readFile(options.board, what: "board profile", missingHint: "check the path")
         let root: JSONNode
         do { root = try JSONParser.parse(text) } catch { throw JoltError(.config, "\(options.board): not valid JSON") }
@@ -139,17 +145,32 @@ struct CalibrateCommand {
         return ["z": name(up, sign), "x": name(x, 1), "y": name(y, sign)]
     }
 
-    static func writeAtomically(_ path: String, _ text: String) throws(JoltError) {
+    /// Replaces the file at `path` with `text` in one rename, through a symbolic link to the
+    /// file it names, keeping an existing file's mode and owner (a profile may hold an MQTT
+    /// password: 0640 stays 0640).
+    static func writeAtomically(_ given: String, _ text: String) throws(JoltError) {
+        var path = given
+        var existing = stat()
+        if lstat(given, &existing) == 0, existing.st_mode & S_IFMT == S_IFLNK {
+            guard let real = realpath(given, nil) else { throw JoltError(.cannotCreate, "\(given): a symbolic link to nothing: give the file itself") }
+            path = String(cString: real)
+            free(real)
+        }
+        let keep = stat(path, &existing) == 0
         let tmp = path + ".tmp-\(getpid())"
         let fd: Int32
         do {
-            fd = try Sys.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            fd = try Sys.open(tmp, O_WRONLY | O_CREAT | O_EXCL, keep ? existing.st_mode & 0o7777 : 0o644)
         } catch {
             switch error {
             case .accessDenied, .permitted: throw JoltError(.noPermission, "\(path): permission denied (choose a folder you can write to, or use sudo)")
             case .noEntry: throw JoltError(.cannotCreate, "\(path): the folder does not exist")
             default: throw JoltError(.cannotCreate, "\(path): cannot create: \(error) (\(error.name))")
             }
+        }
+        if keep {
+            fchmod(fd, existing.st_mode & 0o7777)
+            if existing.st_uid != geteuid() || existing.st_gid != getegid() { _ = fchown(fd, existing.st_uid, existing.st_gid) }
         }
         let out = OutputStream(fd: fd)
         out.write(text)

@@ -10,6 +10,13 @@ final class ControlServer {
     let path: String
     let fd: Int32
     var clients: [(fd: Int32, buffer: [UInt8], opened: Int64)] = []
+    /// Clients of the live stream (`jolt watch` and `jolt record` attached): every sample and
+    /// event, written without ever blocking; one that falls 256 KiB behind is dropped.
+    var subscribers: [(fd: Int32, pending: [UInt8])] = []
+    /// Stream lines waiting for the next `flushStream`.
+    var streamBatch: [UInt8] = []
+    static let maxSubscribers = 4
+    static let maxPending = 256 << 10
 
     /// The path a server uses when the board does not say: systemd's RuntimeDirectory, /run/jolt
     /// when writable, $XDG_RUNTIME_DIR, else /tmp/jolt-UID.sock.
@@ -65,9 +72,18 @@ final class ControlServer {
             let gone = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)
             if let nl = clients[i].buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: clients[i].buffer[..<nl], as: UTF8.self).trimmingSpaces
-                let reply = handler(line) + "\n"
-                _ = reply.utf8CString.withUnsafeBufferPointer { b in send(clients[i].fd, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL)) }
-                Glibc.close(clients[i].fd)
+                var reply = handler(line) + "\n"
+                let streaming = line == "stream" && reply.hasPrefix("{\"ok\":true")
+                if streaming && subscribers.count >= Self.maxSubscribers {
+                    reply = "{\"ok\":false,\"error\":\"\(Self.maxSubscribers) clients are watching already\"}\n"
+                }
+                if streaming && subscribers.count < Self.maxSubscribers {
+                    subscribers.append((clients[i].fd, Array(reply.utf8)))
+                    flush(subscriber: subscribers.count - 1)
+                } else {
+                    _ = reply.utf8CString.withUnsafeBufferPointer { b in send(clients[i].fd, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL)) }
+                    Glibc.close(clients[i].fd)
+                }
                 clients.remove(at: i)
                 continue
             }
@@ -80,9 +96,55 @@ final class ControlServer {
         }
     }
 
+    /// Whether anyone is watching the live stream.
+    var streaming: Bool { !subscribers.isEmpty }
+
+    /// Queues one stream line ("s …" a sample, "e …" an event) for `flushStream`.
+    func stream(_ line: String) {
+        guard !subscribers.isEmpty else { return }
+        streamBatch.append(contentsOf: line.utf8)
+        streamBatch.append(0x0A)
+    }
+
+    /// Sends what was queued to every subscriber, as much as each socket takes now.
+    func flushStream() {
+        guard !subscribers.isEmpty else { return }
+        if !streamBatch.isEmpty {
+            for i in subscribers.indices { subscribers[i].pending += streamBatch }
+            streamBatch.removeAll(keepingCapacity: true)
+        }
+        var i = subscribers.count - 1
+        while i >= 0 {
+            flush(subscriber: i)
+            i -= 1
+        }
+    }
+
+    private func flush(subscriber i: Int) {
+        let fd = subscribers[i].fd
+        var gone = false
+        while !subscribers[i].pending.isEmpty {
+            let n = subscribers[i].pending.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n > 0 { subscribers[i].pending.removeFirst(n); continue }
+            if n < 0 && (errno == EAGAIN || errno == EINTR) { break }
+            gone = true
+            break
+        }
+        if subscribers[i].pending.count > Self.maxPending {
+            Log.warning("a watching client fell behind by more than \(Self.maxPending >> 10) KiB: dropped it")
+            gone = true
+        }
+        if gone {
+            Glibc.close(fd)
+            subscribers.remove(at: i)
+        }
+    }
+
     func close() {
         for c in clients { Glibc.close(c.fd) }
         clients.removeAll()
+        for s in subscribers { Glibc.close(s.fd) }
+        subscribers.removeAll()
         Glibc.close(fd)
         unlink(path)
     }

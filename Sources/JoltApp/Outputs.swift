@@ -109,6 +109,12 @@ struct PatternPlayer: Equatable {
         case .cadence(let on, let off):
             let period = Int64(on + off) * 1000
             return e % period < Int64(on) * 1000
+        case .steady:
+            return true
+        case .beeps(let on, let off, let count):
+            let period = Int64(on + off) * 1000
+            guard e < period * Int64(count) - Int64(off) * 1000 else { return nil }
+            return e % period < Int64(on) * 1000
         }
     }
 
@@ -118,11 +124,13 @@ struct PatternPlayer: Equatable {
         switch pattern {
         case .pulse(let ms):
             return start + Int64(ms) * 1000
-        case .cadence(let on, let off):
+        case .cadence(let on, let off), .beeps(let on, let off, _):
             let period = Int64(on + off) * 1000
             let base = e - e % period
             let inPhase = e % period
             return start + (inPhase < Int64(on) * 1000 ? base + Int64(on) * 1000 : base + period)
+        case .steady:
+            return .max
         }
     }
 }

@@ -23,11 +23,12 @@ enum ProbeCommand {
 
     /// Probes `bus` ("sim" for the simulated board) and writes a report. Returns how many
     /// supported chips answered.
-    static func run(bus: String?, out: OutputStream) throws(JoltError) -> Int {
+    static func run(bus: String?, all: Bool = false, out: OutputStream) throws(JoltError) -> Int {
         if bus == "sim" {
             let hw = try Hardware.open(BoardProfile.builtInSim)
             var b = hw.sim!.bus
             out.write("the simulated bus:\n")
+            if all { grid(&b, out: out) }
             return report(&b, out: out)
         }
         let paths: [String]
@@ -46,9 +47,31 @@ enum ProbeCommand {
         for p in paths {
             var b = try Hardware.openLinuxBus(p)
             out.write("\(p) (\(b.mode == .combined ? "I2C, combined transactions" : "SMBus only, I2C-block reads")):\n")
+            if all { grid(&b, out: out) }
             total += report(&b, out: out)
         }
         return total
+    }
+
+    /// Every address from 0x03 to 0x77 as `i2cdetect -r` draws it: the address where something
+    /// acknowledged a one-byte read, `--` where nothing did, `UU` where the bus failed otherwise
+    /// (busy: often a kernel driver owns that address).
+    static func grid<Bus: I2CBus>(_ bus: inout Bus, out: OutputStream) {
+        var s = "     0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f\n"
+        for row in stride(from: 0, to: 0x80, by: 16) {
+            s += hex(UInt8(row)).lowercased() + ":"
+            for col in 0..<16 {
+                let a = row + col
+                guard (0x03...0x77).contains(a) else { s += "   "; continue }
+                switch ChipProbe.answers(&bus, address: UInt8(a)) {
+                case true?: s += " " + hex(UInt8(a)).lowercased()
+                case false?: s += " --"
+                case nil: s += " UU"
+                }
+            }
+            s += "\n"
+        }
+        out.write(s + "supported chips:\n")
     }
 
     static func report<Bus: I2CBus>(_ bus: inout Bus, out: OutputStream) -> Int {

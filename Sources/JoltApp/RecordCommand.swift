@@ -7,12 +7,29 @@ import JoltLinux
 import JoltTrace
 
 /// `jolt record`: capture a jolt-trace v1 file from the chip (or the simulated board), in the
-/// board's axes (mount and offsets applied), as `jolt run` sees it.
-enum RecordCommand {
-    static func run(board: BoardProfile, seconds: Int64, output: String, fast: Bool, trace: String?, out: OutputStream) throws(JoltError) {
-        let sampler = try Sampler(board: board, fast: fast, trace: trace)
-        let sensor = sampler.sensor, hw = sampler.hw
+/// board's axes (mount and offsets applied), as `jolt run` sees it — from the running `jolt run`
+/// when one holds the board, else read here through `jolt run`'s own loop (`LiveFeed`), so that
+/// lost samples leave a gap in the times exactly as in `jolt run`.
+final class RecordCommand: LiveView {
+    let board: BoardProfile
+    let seconds: Int64
+    let output: String
+    var file: OutputStream?
+    var info = LiveFeed.Info()
+    var first: Int64?
+    var last: Int64 = 0
+    var count: Int64 = 0
+    var writeFailed = false
+    var lastShown: Int64 = -1
+    let progress = OutputStream.standardError.isTerminal
 
+    init(board: BoardProfile, seconds: Int64, output: String) {
+        self.board = board
+        self.seconds = seconds
+        self.output = output
+    }
+
+    func run(_ options: LiveFeed.Options) throws(JoltError) {
         let fd: Int32
         if output == "-" {
             fd = 1
@@ -28,21 +45,62 @@ enum RecordCommand {
             }
         }
         defer { if fd != 1 { Sys.close(fd) } }
-        let file = OutputStream(fd: fd)
-        let meta: [(String, String)] = [
-            ("source", "jolt record, \(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName)"),
-            ("board", board.file.isEmpty ? board.name : board.file),
-            ("range_g", "\(sensor.rangeMilliG / 1000)"),
-        ]
-        file.write(TraceWriter.header(rateMilliHz: sensor.rateMilliHz, gyro: sensor.hasGyro, metadata: meta))
-        let period = sensor.periodMicros
-        let count = try sampler.read(micros: seconds * 1_000_000, progress: output == "-" ? nil : "recording") { (f, index) throws(JoltError) in
-            let s = board.mount.apply(Sample(t: index * period, accel: Vec3(f.ax, f.ay, f.az), gyro: Vec3(f.gx, f.gy, f.gz)))
-            file.write(TraceWriter.row(s, gyro: sensor.hasGyro))
-            if file.broken { throw JoltError(.ioError, "\(output): write failed") }
+        file = OutputStream(fd: fd)
+        let end = try LiveFeed.run(board: board, options: options, view: self)
+        if progress && output != "-" { OutputStream.standardError.write("\n") }
+        file?.flush()
+        if writeFailed || file?.broken == true { throw JoltError(.ioError, "\(output): write failed") }
+        guard let first else { throw JoltError(.unavailable, "record: no samples came (\(end == .serverGone ? "the running jolt stopped" : "the chip gave none"))") }
+        let period = Units.periodMicros(rateMilliHz: info.rateMilliHz)
+        let span = last - first + period
+        Log.info("recorded \(count) samples (\(EventRecord.seconds(span)) s at \(hz(info.rateMilliHz)) Hz\(span > count * period ? ", with gaps" : "")) to \(output)")
+        switch end {
+        case .motionEnded:
+            Log.warning("the simulated motion ended after \(EventRecord.seconds(span)) s, before the \(seconds) s asked for: the trace is shorter (a board with \"sim\": {\"at_end\": \"rest\"} lies still instead)")
+        case .serverGone:
+            Log.warning("the running jolt stopped after \(EventRecord.seconds(span)) s: the trace is shorter than the \(seconds) s asked for")
+        case .stopped:
+            break
         }
-        file.flush()
-        if file.broken { throw JoltError(.ioError, "\(output): write failed") }
-        Log.info("recorded \(count) samples (\(EventRecord.seconds(count * period)) s at \(hz(sensor.rateMilliHz)) Hz) to \(output)")
+    }
+
+    func started(_ info: LiveFeed.Info) {
+        self.info = info
+        let meta: [(String, String)] = [
+            ("source", "jolt record, \(info.identity) at 0x\(hex(info.address)) on \(info.bus)\(info.attachedTo.map { ", from the running jolt \($0)" } ?? "")"),
+            ("board", info.board),
+            ("range_g", "\(info.rangeMilliG / 1000)"),
+        ]
+        file?.write(TraceWriter.header(rateMilliHz: info.rateMilliHz, gyro: info.hasGyro, metadata: meta))
+    }
+
+    func sample(_ s: Sample, _ levels: LiveLevels) {
+        if first == nil { first = s.t }
+        var r = s
+        r.t -= first!
+        last = s.t
+        count += 1
+        file?.write(TraceWriter.row(r, gyro: info.hasGyro))
+        if file?.broken == true { writeFailed = true }
+    }
+
+    func event(_ human: String, kind: String) {
+        if kind == "fault" || kind == "recovered" { Log.info("record: \(human)") }
+    }
+
+    func wake(now: Int64) -> Bool {
+        if writeFailed { return true }
+        if progress && output != "-", let first {
+            let total = seconds * 1_000_000
+            let done = last - first
+            let tenth = done / 100_000
+            if tenth != lastShown {
+                lastShown = tenth
+                let bar = Int(min(done * 30 / max(total, 1), 30))
+                OutputStream.standardError.write("\rrecording \(EventRecord.seconds(tenth * 100_000)) / \(EventRecord.seconds(total)) s [\(String(repeating: "=", count: bar))\(String(repeating: " ", count: 30 - bar))]")
+                OutputStream.standardError.flush()
+            }
+        }
+        return false
     }
 }

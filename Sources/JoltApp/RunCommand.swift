@@ -116,6 +116,12 @@ final class RunCommand {
         try openLines()
         if options.control && (board.alarm != nil || board.control.socket != nil) {
             control = try ControlServer(config: board.control)
+        } else if options.control && !board.isSimulated {
+            // A real board always listens, so that jolt output, watch and record can reach the
+            // process that holds the bus and the lines; where it cannot, it runs on without.
+            do { control = try ControlServer(config: board.control) } catch {
+                Log.warning("no control socket (jolt output, watch and record cannot attach): \(error.message)")
+            }
         }
         if let m = board.mqtt {
             let b = try MQTTBridge(config: m, board: board)
@@ -234,6 +240,15 @@ final class RunCommand {
     /// Every event goes through here: counted, then to its actions on the action thread.
     func emit(_ r: EventRecord) {
         stats.events += 1
+        if let c = control, c.streaming {
+            let kind: String
+            switch r.kind {
+            case .fault: kind = "fault"
+            case .recovered: kind = "recovered"
+            default: kind = "event"
+            }
+            c.stream("e \(kind) \(r.human)")
+        }
         observer?(r, clock.now)
         bridge?.event(r)
         var actions: [Action] = [.stdout]
@@ -292,9 +307,35 @@ final class RunCommand {
             return "{\"ok\":true,\(state())}"
         case "status":
             return "{\"ok\":true,\(state()),\"version\":\(JSONText.quote(BuildInfo.description)),\"t\":\(EventRecord.seconds(streamNow)),\"samples\":\(stats.samples),\"events\":\(stats.events),\"sensor\":\"\(supervisor.phase == .running ? "ok" : "fault")\",\"faults\":\(supervisor.faults)}"
+        case "stream":
+            let s = hw.sensor
+            return "{\"ok\":true,\"stream\":1,\"identity\":\(JSONText.quote(s.identity)),\"address\":\(s.address),\"bus\":\(JSONText.quote(hw.busName)),\"board\":\(JSONText.quote(board.file.isEmpty ? board.name : board.file)),\"rate_mhz\":\(s.rateMilliHz),\"range_mg\":\(s.rangeMilliG),\"gyro_range_dps\":\(board.gyroRangeDps),\"has_gyro\":\(s.hasGyro),\"version\":\(JSONText.quote(BuildInfo.description))}"
+        case _ where line.hasPrefix("output "):
+            return manualOutput(line)
         default:
-            return "{\"ok\":false,\"error\":\(JSONText.quote("unknown command '\(line.prefix(40))' (arm, disarm, status)"))}"
+            return "{\"ok\":false,\"error\":\(JSONText.quote("unknown command '\(line.prefix(40))' (arm, disarm, status, output)"))}"
         }
+    }
+
+    /// `output NAME on|off|pulse MS|beep N` from `jolt output`: the pattern goes to the action
+    /// thread, which owns the lines. The alarm's cadence wins on its line: a sounding alarm is
+    /// silenced by a disarm, never by turning its output off.
+    func manualOutput(_ line: String) -> String {
+        func refuse(_ m: String) -> String { "{\"ok\":false,\"error\":\(JSONText.quote(m))}" }
+        let words = line.split(separator: " ").map(String.init)
+        guard words.count >= 3, let request = OutputRequest(words: Array(words[2...])) else {
+            return refuse("usage: output NAME on|off|pulse MS|beep N")
+        }
+        let name = words[1]
+        guard outputs[name] != nil, let worker else {
+            return refuse("no output named \"\(name)\" on this board (have: \(outputs.keys.sorted().joined(separator: ", ")))")
+        }
+        if name == board.alarm?.output, alarm?.state == .triggered, request.pattern == nil {
+            return refuse("the alarm is sounding on \(name): disarm it to silence it (jolt disarm)")
+        }
+        worker.submit(.manual(output: name, request.pattern))
+        Log.info("control: output \(name): \(request.pattern?.text ?? "off")")
+        return "{\"ok\":true,\"output\":\(JSONText.quote(name)),\"pattern\":\(JSONText.quote(request.pattern?.text ?? "off"))}"
     }
 
     var summary: String {
@@ -458,6 +499,9 @@ final class RunCommand {
                     if let view = r.onSample {
                         view(s, e, LiveLevels(gravity: d.gravity, shakeProgress: d.shakeProgress, faceDown: d.isFaceDown))
                     }
+                    if let c = r.control, c.streaming {
+                        c.stream(LiveLevels(gravity: d.gravity, shakeProgress: d.shakeProgress, faceDown: d.isFaceDown).streamLine(s))
+                    }
                     if rearmTamper {
                         d.armTamper()
                         rearmTamper = false
@@ -471,6 +515,7 @@ final class RunCommand {
                         r.alarmChanged(tr, at: s.t)
                     }
                 }
+                r.control?.flushStream()
                 r.streamNow = origin + index * period
                 r.stats.streamMicros = index * period
                 if let limit = r.options.limitMicros, index * period >= limit { return .done }
@@ -497,6 +542,25 @@ struct LiveLevels {
     var gravity: Vec3
     var shakeProgress: Int32
     var faceDown: Bool
+
+    /// A sample and the levels, as the control socket's live stream carries them:
+    /// `s T AX AY AZ GX GY GZ GRAVX GRAVY GRAVZ PROGRESS FACEDOWN` (µs, mg, mdps, mg; 0 or 1).
+    func streamLine(_ s: Sample) -> String {
+        "s \(s.t) \(s.accel.x) \(s.accel.y) \(s.accel.z) \(s.gyro.x) \(s.gyro.y) \(s.gyro.z) \(gravity.x) \(gravity.y) \(gravity.z) \(shakeProgress) \(faceDown ? 1 : 0)"
+    }
+
+    /// Reads a stream line back; nil for anything else.
+    static func parse(_ line: Substring) -> (Sample, LiveLevels)? {
+        let f = line.split(separator: " ")
+        guard f.count == 13, f[0] == "s", let t = Int64(f[1]) else { return nil }
+        var v: [Int32] = []
+        for x in f[2...12] {
+            guard let n = Int32(x) else { return nil }
+            v.append(n)
+        }
+        return (Sample(t: t, accel: Vec3(v[0], v[1], v[2]), gyro: Vec3(v[3], v[4], v[5])),
+                LiveLevels(gravity: Vec3(v[6], v[7], v[8]), shakeProgress: v[9], faceDown: v[10] != 0))
+    }
 }
 
 extension Alarm {

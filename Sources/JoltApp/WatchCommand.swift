@@ -6,17 +6,21 @@ import JoltLinux
 import JoltTrace
 
 /// `jolt watch`: what the sensor sees, live. On a terminal, a screen redrawn eight times a second
-/// (80×24 is enough, over SSH too): each axis and the magnitude as bars, the orientation, the
-/// detectors' levels against their thresholds, the last events. Otherwise one plain line every
-/// half second and the events as they fire. The chip is read by `jolt run`'s own loop (the same
-/// detectors, the same fault handling); the board's outputs, alarm and actions are left alone.
-final class WatchCommand {
+/// (80×24 is enough, over SSH too; it follows the terminal's width): each axis and the magnitude
+/// as bars, the orientation, the detectors' levels against their thresholds, the last events.
+/// Otherwise one plain line every half second and the events as they fire. The samples come from
+/// the running `jolt run` when one holds the board (read only), else from `jolt run`'s own loop
+/// started here (the same detectors, the same fault handling; outputs, alarm and actions left
+/// alone): `LiveFeed`.
+final class WatchCommand: LiveView {
     struct Options {
         var fast = false
         var trace: String?
         var limitMicros: Int64?
         /// Plain lines even on a terminal.
         var plain = false
+        /// The control socket of a running jolt to attach to.
+        var socket: String?
     }
 
     /// What the screen shows, updated sample by sample.
@@ -31,13 +35,16 @@ final class WatchCommand {
         var dynamicPeak: Int32 = 0
         var dynamic: Int32 = 0
         var progress: Int32 = 0
+        /// Between a shake's `began` and its end.
+        var shaking = false
         var faceDown = false
         /// Gravity when the view started (after 1 s): the tamper detector's reference.
         var reference: Vec3?
-        var events: [EventRecord] = []
+        var events: [String] = []
         var samples = 0
         var sensorOK = true
         var faults = 0
+        var periodMicros: Int64 = 10_000
         var settings = DetectionSettings(rateMilliHz: 100_000, gyro: true)
     }
 
@@ -45,33 +52,21 @@ final class WatchCommand {
     let options: Options
     let out: OutputStream
     var state = State()
+    var terminal: Terminal?
+    var lastDraw: Int64 = 0
+    var nextLine: Int64 = 0
 
     init(board: BoardProfile, options: Options, out: OutputStream) {
         self.board = board
         self.options = options
         self.out = out
+        state.settings = board.detection
+        state.gyroRangeDps = board.gyroRangeDps
     }
 
     func run() throws(JoltError) {
-        var b = board
-        b.outputs = []
-        b.inputs = []
-        b.alarm = nil
-        b.actions = []
-        b.mqtt = nil
-        var o = RunCommand.Options(json: false, fast: options.fast)
-        o.trace = options.trace
-        o.limitMicros = options.limitMicros
-        o.control = false
-        let cmd = try RunCommand(board: b, options: o, out: OutputStream(fd: -1))
-        let sensor = cmd.hw.sensor
-        let bus = cmd.hw.busName
-        state.rangeG = sensor.rangeMilliG / 1000
-        state.gyroRangeDps = b.gyroRangeDps
-        state.hasGyro = sensor.hasGyro
-        state.settings = b.detection
         // A live screen needs a terminal on both sides: keys in, frames out.
-        let terminal = options.plain || !out.isTerminal ? nil : Terminal(input: 0)
+        terminal = options.plain || !out.isTerminal ? nil : Terminal(input: 0)
         if terminal != nil {
             out.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")   // alternate screen, no cursor
             out.flush()
@@ -86,60 +81,72 @@ final class WatchCommand {
         let wasVerbose = Log.verbose
         if terminal != nil { Log.verbose = false }   // log lines would tear the screen
         defer { Log.verbose = wasVerbose }
-        var lastDraw: Int64 = 0
-        var nextLine: Int64 = 0
-        cmd.onSample = { [unowned self] s, _, levels in
-            if state.samples == 0 {
-                // The chip has been identified by now.
-                state.title = "jolt watch: \(sensor.identity) on \(bus), \(hz(sensor.rateMilliHz)) Hz, ±\(sensor.rangeMilliG / 1000) g"
-            }
-            state.sample = s
-            state.gravity = levels.gravity
-            let d = s.accel - levels.gravity
-            let dyn = Int32(clamping: Int64(Double(d.lengthSquared).squareRoot()))
-            state.dynamic = dyn
-            state.dynamicPeak = max(state.dynamicPeak, dyn)
-            state.progress = levels.shakeProgress
-            state.faceDown = levels.faceDown
-            state.samples += 1
-            if state.reference == nil && state.samples >= Int(1_000_000 / max(Units.periodMicros(rateMilliHz: sensor.rateMilliHz), 1)) {
-                state.reference = levels.gravity
-            }
-            if terminal == nil && s.t >= nextLine {
-                nextLine = s.t + 500_000
-                out.write(plainLine() + "\n")
-                out.flush()
-                state.dynamicPeak = 0
-            }
+        var o = LiveFeed.Options(fast: options.fast, trace: options.trace, limitMicros: options.limitMicros, socket: options.socket)
+        o.loop = true
+        if try LiveFeed.run(board: board, options: o, view: self) == .serverGone {
+            throw JoltError(.unavailable, "watch: the running jolt stopped")
         }
-        cmd.observer = { [unowned self] e, _ in
-            state.events.append(e)
-            if state.events.count > 6 { state.events.removeFirst() }
-            if case .fault = e.kind { state.sensorOK = false; state.faults += 1 }
-            if case .recovered = e.kind { state.sensorOK = true }
-            if terminal == nil {
-                out.write(e.human + "\n")
-                out.flush()
-            }
+    }
+
+    func started(_ info: LiveFeed.Info) {
+        state.title = "jolt watch: \(info.identity) on \(info.bus), \(hz(info.rateMilliHz)) Hz\(info.attachedTo != nil ? " (the running jolt)" : "")"
+        state.rangeG = max(info.rangeMilliG / 1000, 1)
+        state.gyroRangeDps = info.gyroRangeDps
+        state.hasGyro = info.hasGyro
+        state.periodMicros = Units.periodMicros(rateMilliHz: info.rateMilliHz)
+        state.settings.rateMilliHz = info.rateMilliHz
+        state.settings.gyro = info.hasGyro
+    }
+
+    func sample(_ s: Sample, _ levels: LiveLevels) {
+        state.sample = s
+        state.gravity = levels.gravity
+        let d = s.accel - levels.gravity
+        let dyn = Int32(clamping: Int64(Double(d.lengthSquared).squareRoot()))
+        state.dynamic = dyn
+        state.dynamicPeak = max(state.dynamicPeak, dyn)
+        state.progress = levels.shakeProgress
+        state.faceDown = levels.faceDown
+        state.samples += 1
+        if state.reference == nil && Int64(state.samples) * state.periodMicros >= 1_000_000 {
+            state.reference = levels.gravity
         }
-        cmd.onWake = { [unowned self] _ in
-            guard let t = terminal else { return }
-            if t.keys().contains(where: { $0 == UInt8(ascii: "q") || $0 == UInt8(ascii: "Q") || $0 == 3 }) {
-                cmd.stopRequested = true
-                return
-            }
-            let now = Sys.monotonicMicros()
-            guard now - lastDraw >= 125_000 else { return }
-            lastDraw = now
-            let size = Terminal.size(1) ?? (24, 80)
-            var frame = "\u{1B}[H"
-            for line in render(width: size.columns, height: size.rows) { frame += line + "\u{1B}[K\r\n" }
-            frame.removeLast(2)
-            out.write(frame + "\u{1B}[J")
+        if terminal == nil && s.t >= nextLine {
+            nextLine = s.t + 500_000
+            out.write(plainLine() + "\n")
             out.flush()
             state.dynamicPeak = 0
         }
-        try cmd.run()
+    }
+
+    func event(_ human: String, kind: String) {
+        state.events.append(human)
+        if state.events.count > 6 { state.events.removeFirst() }
+        if kind == "fault" { state.sensorOK = false; state.faults += 1 }
+        if kind == "recovered" { state.sensorOK = true }
+        if human.contains("shake began") { state.shaking = true }
+        if human.contains("shake ended") || human.contains("shake cancelled") { state.shaking = false }
+        if terminal == nil {
+            out.write(human + "\n")
+            out.flush()
+        }
+    }
+
+    func wake(now: Int64) -> Bool {
+        guard let t = terminal else { return false }
+        if t.keys().contains(where: { $0 == UInt8(ascii: "q") || $0 == UInt8(ascii: "Q") || $0 == 3 }) { return true }
+        guard now - lastDraw >= 120_000 else { return false }
+        lastDraw = now
+        let size = Terminal.size(1) ?? (24, 80)
+        out.write(Self.frame(render(width: size.columns, height: size.rows)))
+        out.flush()
+        state.dynamicPeak = 0
+        return false
+    }
+
+    /// A whole screen: home, each line cleared to its end, and the rest of the screen cleared.
+    static func frame(_ lines: [String]) -> String {
+        "\u{1B}[H" + lines.joined(separator: "\u{1B}[K\r\n") + "\u{1B}[K\u{1B}[J"
     }
 
     // MARK: text
@@ -214,38 +221,60 @@ final class WatchCommand {
         if state.hasGyro {
             line += "  rot \(Self.fixed(s.gyro.x / 100, places: 1)) \(Self.fixed(s.gyro.y / 100, places: 1)) \(Self.fixed(s.gyro.z / 100, places: 1)) °/s"
         }
-        line += "  \(state.faceDown ? "face down" : "face up")  shake \(Self.g2(state.dynamicPeak))/\(Self.g2(state.settings.shake.thresholdMilliG)) g"
-        if state.settings.shakeAlgorithm == .jolt { line += " lobes \(state.progress)/\(state.settings.shake.minLobes)" }
+        line += "  \(state.faceDown ? "face down" : "face up")  shake peak \(Self.g2(state.dynamicPeak))/\(Self.g2(state.settings.shake.thresholdMilliG)) g"
+        if state.settings.shakeAlgorithm == .jolt {
+            line += state.shaking ? " shaking" : " lobes \(min(state.progress, state.settings.shake.minLobes))/\(state.settings.shake.minLobes)"
+        }
         return line
     }
 
-    /// The screen as lines, fitted to `width` × `height` (made for 80×24).
+    /// The accelerometer bars' scale, g: ±2 g shows rest (1 g) at half a bar and a shake's
+    /// lobes; beyond it a bar ends in `>` or `<`. Never more than the chip's range.
+    var accelScale: Double { Double(min(state.rangeG, 2)) }
+    /// The rotation bars' scale, °/s.
+    var gyroScale: Double { Double(min(state.gyroRangeDps, 500)) }
+
+    /// The screen as lines, fitted to `width` × `height` (made for 80×24; wider terminals get
+    /// wider bars).
     func render(width: Int = 80, height: Int = 24) -> [String] {
         let s = state.sample
-        let w = 52
-        let range = Double(state.rangeG)
+        let w = max(20, min(width - 28, 120))
+        let range = accelScale
+        func clipped(_ v: Double, _ lim: Double) -> String {
+            var b = Self.bar(max(-lim, min(lim, v)), lo: -lim, hi: lim, width: w)
+            if v > lim { b = String(b.dropLast(2)) + ">]" }
+            if v < -lim { b = "[<" + String(b.dropFirst(2)) }
+            return b
+        }
         var lines: [String] = []
-        lines.append(state.title + String(repeating: " ", count: max(0, 70 - state.title.count)) + "  q quits")
+        let head = state.title
+        lines.append(head + String(repeating: " ", count: max(1, width - head.count - 9)) + "q quits")
         lines.append("")
-        lines.append(Self.scale(" accel (g)", lo: "-\(state.rangeG)", hi: "+\(state.rangeG)", width: w))
+        lines.append(Self.scale(" accel (g)", lo: "-\(Int(range))", hi: "+\(Int(range))", width: w))
         for (name, v) in [("x", s.accel.x), ("y", s.accel.y), ("z", s.accel.z)] {
-            lines.append("   \(name)  \(Self.fixed(v, places: 3).leftPadded(7))  " + Self.bar(Double(v) / 1000, lo: -range, hi: range, width: w))
+            lines.append("   \(name)  \(Self.fixed(v, places: 3).leftPadded(7))  " + clipped(Double(v) / 1000, range))
         }
         let a = Int32(clamping: Int64(Double(s.accel.lengthSquared).squareRoot()))
-        lines.append(" |a|  \(Self.fixed(a, places: 3, sign: false).leftPadded(7))  " + Self.bar(Double(a) / 1000, lo: -range, hi: range, width: w))
+        lines.append(" |a|  \(Self.fixed(a, places: 3, sign: false).leftPadded(7))  " + clipped(Double(a) / 1000, range))
         if state.hasGyro {
-            let r = Double(state.gyroRangeDps)
-            lines.append(Self.scale(" rotation (°/s)", lo: "-\(state.gyroRangeDps)", hi: "+\(state.gyroRangeDps)", width: w))
+            let r = gyroScale
+            lines.append(Self.scale(" rotation (°/s)", lo: "-\(Int(r))", hi: "+\(Int(r))", width: w))
             for (name, v) in [("x", s.gyro.x), ("y", s.gyro.y), ("z", s.gyro.z)] {
-                lines.append("   \(name)  \(Self.fixed(v / 100, places: 1).leftPadded(7))  " + Self.bar(Double(v) / 1000, lo: -r, hi: r, width: w))
+                lines.append("   \(name)  \(Self.fixed(v / 100, places: 1).leftPadded(7))  " + clipped(Double(v) / 1000, r))
             }
         }
         lines.append(" orientation  " + orientation())
         lines.append("")
         let sh = state.settings.shake
         let top = Double(max(sh.strongMilliG * 3 / 2, 2000)) / 1000
-        lines.append(" shake   |a - gravity| \(Self.g2(state.dynamicPeak).leftPadded(5)) g " + Self.bar(Double(state.dynamicPeak) / 1000, lo: 0, hi: top, width: 30, marks: [(Double(sh.thresholdMilliG) / 1000, ":"), (Double(sh.strongMilliG) / 1000, "!")]))
-        lines.append("         : threshold \(Self.g2(sh.thresholdMilliG)) g, ! strong \(Self.g2(sh.strongMilliG)) g" + (state.settings.shakeAlgorithm == .jolt ? ", lobes in a row \(state.progress) of \(sh.minLobes)" : " (\(state.settings.shakeAlgorithm.name) algorithm)"))
+        lines.append(" shake   peak |a - gravity| \(Self.g2(state.dynamicPeak).leftPadded(5)) g " + Self.bar(Double(state.dynamicPeak) / 1000, lo: 0, hi: top, width: max(20, w - 24), marks: [(Double(sh.thresholdMilliG) / 1000, ":"), (Double(sh.strongMilliG) / 1000, "!")]))
+        var detail = ": threshold \(Self.g2(sh.thresholdMilliG)) g, ! strong \(Self.g2(sh.strongMilliG)) g"
+        if state.settings.shakeAlgorithm == .jolt {
+            detail += state.shaking ? ", shaking" : ", lobes in a row \(min(state.progress, sh.minLobes)) of \(sh.minLobes)"
+        } else {
+            detail += " (\(state.settings.shakeAlgorithm.name) algorithm)"
+        }
+        lines.append("         " + detail)
         let fd = -cos(Double(state.settings.flip.faceDownAngleDeci) / 10 * Double.pi / 180)
         lines.append(" flip    \(state.faceDown ? "face down" : "face up"); face down when gravity z < \(Self.g2(Int32((fd * 1000).rounded()))) g (now \(state.gravity.z >= 0 ? "+" : "")\(Self.g2(state.gravity.z)) g)")
         let limit = Double(state.settings.tamper.tiltDeci) / 10
@@ -254,7 +283,7 @@ final class WatchCommand {
         lines.append(" last events")
         let shown = max(0, height - lines.count - 1)
         let recent = state.events.suffix(min(shown, 6))
-        for e in recent { lines.append("  " + e.human) }
+        for e in recent { lines.append("  " + e) }
         if recent.isEmpty { lines.append("   (none yet)") }
         while lines.count < height - 1 { lines.append("") }
         lines.append(" t \(EventRecord.seconds(s.t / 100_000 * 100_000)) s   \(state.samples) samples   sensor \(state.sensorOK ? "ok" : "FAULT")   faults \(state.faults)")

@@ -38,6 +38,20 @@ public enum ChipProbe {
         (ADXL345Spec.addressLow, "adxl345"), (ADXL345Spec.addressHigh, "adxl345"),
     ]
 
+    /// Whether anything acknowledges `address`: a one-byte read, as `i2cdetect -r` does (a
+    /// read never changes a register's value on the chips a Pi usually carries). nil when the
+    /// bus failed another way (busy, timeout).
+    public static func answers<Bus: I2CBus>(_ bus: inout Bus, address: UInt8) -> Bool? {
+        var b: UInt8 = 0
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        do {
+            try withUnsafeMutableBytes(of: &b) { (r) throws(I2CError) in try bus.writeRead(address: address, write: empty, read: r) }
+            return true
+        } catch {
+            return error.kind == .noAcknowledge ? false : nil
+        }
+    }
+
     /// Probes one address for the chip expected there.
     public static func probe<Bus: I2CBus>(_ bus: inout Bus, address: UInt8) -> ProbeResult {
         let isMPU = address == MPU6050Spec.addressLow || address == MPU6050Spec.addressHigh

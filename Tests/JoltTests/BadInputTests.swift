@@ -232,7 +232,7 @@ struct BadInputTests {
         (["arm", "--socket", "/nonexistent/jolt.sock"], .unavailable, "no running jolt at /nonexistent/jolt.sock"),
         (["disarm", "--socket"], .usage, "--socket"),
         (["status", "stray"], .usage, "unexpected argument"),
-        (["safe"], .usage, "--board FILE is required"),
+        (["safe"], .usage, "no board profile: give --board FILE"),
         (["safe", "--board", "/nonexistent/b.json"], .noInput, "/nonexistent/b.json"),
         (["eval", "--rate", "7"], .usage, "--rate"),
         (["eval", "--rate", "300"], .usage, "--rate must divide 2000 Hz"),

@@ -235,17 +235,33 @@ struct WatchTests {
         w.state.dynamicPeak = 900
         w.state.progress = 2
         w.state.reference = Vec3(0, 0, 1000)
-        w.state.events = (0..<9).map { EventRecord(t: Int64($0) * 1_000_000, kind: .shake(.began), peakMilliG: 1500) }
+        w.state.events = (0..<9).map { EventRecord(t: Int64($0) * 1_000_000, kind: .shake(.began), peakMilliG: 1500).human }
         let lines = w.render()
         #expect(lines.count == 24)
         #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines.map(\.count))")
         let text = lines.joined(separator: "\n")
-        for part in ["q quits", "accel (g)", "rotation (°/s)", "orientation  face down", "|a - gravity|  0.90 g", "lobes in a row 2 of 3", "tilt 180.0°", "last events", "8.000 s  shake began"] {
+        for part in ["q quits", "accel (g)", "rotation (°/s)", "orientation  face down", "peak |a - gravity|  0.90 g", "lobes in a row 2 of 3", "tilt 180.0°", "last events", "8.000 s  shake began"] {
             #expect(text.contains(part), "\(part) in\n\(text)")
         }
-        // -3.4 g on a ±4 g scale: the y bar is filled left of the middle.
+        // The bars span ±2 g: -3.4 g runs off the left end, marked "<"; 1 g fills half of +.
         let y = try! #require(lines.first { $0.hasPrefix("   y") })
-        #expect(y.contains("-3.400") && y.contains("[...######"), "\(y)")
+        #expect(y.contains("-3.400") && y.contains("[<#####"), "\(y)")
+        w.state.sample = Sample(t: 0, accel: Vec3(0, 0, 1000))
+        let z = try! #require(w.render().first { $0.hasPrefix("   z") })
+        let filled = z.filter { $0 == "#" }.count
+        #expect(filled >= 12 && filled <= 15, "rest is a quarter of the bar, not one #: \(z)")
+        // After a shake the count of lobes never runs past what makes one.
+        w.state.progress = 12
+        #expect(w.render().joined().contains("lobes in a row 3 of 3"))
+        w.state.shaking = true
+        #expect(w.render().joined().contains(", shaking"))
+        // A wider terminal gets wider bars.
+        let wide = w.render(width: 132, height: 24)
+        #expect(wide.contains { $0.count > 100 } && wide.allSatisfy { $0.count <= 132 })
+        // A frame is home, each line cleared to its end, the rest of the screen cleared:
+        // no escape sequence is cut.
+        let frame = WatchCommand.frame(["a", "b"])
+        #expect(frame == "\u{1B}[Ha\u{1B}[K\r\nb\u{1B}[K\u{1B}[J")
         // A small terminal gets the top of the screen, cut to its width.
         #expect(w.render(width: 40, height: 10).count == 10 && w.render(width: 40, height: 10).allSatisfy { $0.count <= 40 })
     }
@@ -297,6 +313,10 @@ struct WatchTests {
         #expect(text.contains("\u{1B}[?1049h"), "the alternate screen")
         #expect(text.contains("shake began"), "the demo's shake on the screen")
         #expect(text.contains("accel (g)") && text.contains("orientation"))
+        #expect(!text.contains("\u{1B}[\u{1B}"), "no broken escape sequence")
+        // Eight frames a second, as documented (the first comes after start-up).
+        let frames = text.components(separatedBy: "\u{1B}[H").count - 1
+        #expect(frames >= 16, "\(frames) frames in 3.5 s")
         #expect(text.hasSuffix("\u{1B}[?25h\u{1B}[?1049l"), "cursor and screen given back: \(text.suffix(60).debugDescription)")
         var after = termios()
         #expect(tcgetattr(slave.fileDescriptor, &after) == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import JoltBuildInfo
 @testable import JoltApp
 import Testing
 
@@ -159,5 +160,199 @@ struct ConfigDocTests {
         let file = try String(contentsOfFile: packageRoot + "/docs/config.md", encoding: .utf8)
         #expect(file == ConfigDoc.markdown)
         #expect(file.contains("`detection.tamper.tilt_deg` | number, 0.5 to 90 degrees | 10 (low: 20, high: 5)"))
+    }
+}
+
+/// A `jolt run` started in the background, its stderr collected, stopped with SIGTERM.
+final class BackgroundJolt: @unchecked Sendable {
+    let process = Process()
+    let errPipe = Pipe()
+    nonisolated(unsafe) var errText = ""
+    let lock = NSLock()
+
+    init(_ args: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
+        process.arguments = args
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("JOLT_") }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errPipe
+        process.standardInput = FileHandle.nullDevice
+        errPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            guard let self, !d.isEmpty else { return }
+            self.lock.lock()
+            self.errText += String(decoding: d, as: UTF8.self)
+            self.lock.unlock()
+        }
+        try process.run()
+    }
+
+    var stderr: String { lock.lock(); defer { lock.unlock() }; return errText }
+
+    /// Waits until stderr holds `text` (up to `seconds`).
+    @discardableResult
+    func wait(for text: String, seconds: Double = 10) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if stderr.contains(text) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        errPipe.fileHandleForReading.readabilityHandler = nil
+        return process.terminationStatus
+    }
+}
+
+@Suite("jolt output, and watch and record attached to a running jolt", .serialized)
+struct AttachTests {
+    /// A kiosk board with its own socket that lies still (nothing triggers it on its own).
+    func restingKiosk(_ sock: String, armed: Bool = false) throws -> String {
+        var text = try String(contentsOfFile: try kioskBoard(socket: sock), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"motion\": \"lift\"", with: "\"motion\": \"rest\"")
+        if !armed { text = text.replacingOccurrences(of: "\"armed_at_start\": true", with: "\"armed_at_start\": false") }
+        return tempFile(text, name: "resting-kiosk.json")
+    }
+
+    @Test("jolt output with no running jolt drives the line itself: beeps, a pulse, an unknown name")
+    func direct() throws {
+        let board = try restingKiosk(socketPath())
+        let r = joltBinary(["output", "buzzer", "--beep", "2", "--board", board])
+        #expect(r.code == 0, "\(r)")
+        #expect(r.error.components(separatedBy: "line buzzer (simulated GPIO17): active").count - 1 == 2, "\(r.error)")
+        #expect(r.error.hasSuffix("line buzzer (simulated GPIO17): inactive\n"), "\(r.error)")
+        #expect(r.out.contains("2 beeps of 200 ms"), "\(r.out)")
+        let start = Date()
+        let p = joltBinary(["output", "buzzer", "--pulse", "300", "--board", board])
+        #expect(p.code == 0 && Date().timeIntervalSince(start) >= 0.3, "\(p)")
+        let bad = joltBinary(["output", "buzer", "--on", "--board", board])
+        #expect(bad.code == 64 && bad.error.contains("did you mean buzzer?"), "\(bad)")
+        let two = joltBinary(["output", "buzzer", "--on", "--off", "--board", board])
+        #expect(two.code == 64, "\(two)")
+    }
+
+    @Test("jolt output through the running jolt; a sounding alarm is not silenced by --off")
+    func throughService() throws {
+        let sock = socketPath()
+        let board = try restingKiosk(sock, armed: false)
+        let run = try BackgroundJolt(["run", "--board", board])
+        defer { _ = run.stop() }
+        #expect(run.wait(for: "control socket \(sock)"), "\(run.stderr)")
+        let r = joltBinary(["output", "buzzer", "--pulse", "200", "--board", board])
+        #expect(r.code == 0 && r.out.contains("through the running jolt"), "\(r)")
+        #expect(run.wait(for: "line buzzer (simulated GPIO17): active"), "\(run.stderr)")
+        #expect(run.wait(for: "line buzzer (simulated GPIO17): inactive"), "\(run.stderr)")
+        let status = joltBinary(["status", "--socket", sock])
+        #expect(status.code == 0 && status.out.contains("jolt \(BuildInfo.description), sensor ok"), "\(status)")
+        #expect(joltBinary(["arm", "--socket", sock]).code == 0)
+        let bad = joltBinary(["output", "nothing", "--on", "--socket", sock, "--board", board])
+        #expect(bad.code == 64, "\(bad)")
+    }
+
+    @Test("a triggered alarm: jolt output --off is refused, jolt disarm silences it")
+    func triggeredNotSilenced() throws {
+        let sock = socketPath()
+        let board = try kioskBoard(socket: sock)   // lifted 12 s in; --fast gets there at once
+        let run = try BackgroundJolt(["run", "--board", board, "--fast", "--forever"])
+        defer { _ = run.stop() }
+        var triggered = false
+        let end = Date().addingTimeInterval(15)
+        while Date() < end && !triggered {
+            triggered = joltBinary(["status", "--socket", sock]).out.contains("alarm triggered")
+            usleep(50_000)
+        }
+        #expect(triggered, "\(run.stderr)")
+        let off = joltBinary(["output", "buzzer", "--off", "--board", board])
+        #expect(off.code == 1 && off.error.contains("disarm"), "\(off)")
+        #expect(joltBinary(["disarm", "--socket", sock]).code == 0)
+    }
+
+    @Test("watch attaches to the running jolt, read only, and shows its events")
+    func watchAttached() throws {
+        let sock = socketPath()
+        let board = try restingKiosk(sock)
+        let run = try BackgroundJolt(["run", "--board", board])
+        defer { _ = run.stop() }
+        #expect(run.wait(for: "control socket \(sock)"), "\(run.stderr)")
+        let w = joltBinary(["watch", "--board", board, "--plain", "--seconds", "1.5"])
+        #expect(w.code == 0, "\(w)")
+        #expect(w.error.contains("attached to the running jolt"), "\(w.error)")
+        let ticks = w.out.split(separator: "\n").filter { $0.contains(" |a| ") }
+        #expect(ticks.count >= 2 && ticks.allSatisfy { $0.contains("face up") }, "\(w.out)")
+        // The running jolt is not disturbed: still running, still answering.
+        #expect(run.process.isRunning)
+        #expect(joltBinary(["status", "--socket", sock]).code == 0)
+    }
+
+    @Test("record attaches to the running jolt and writes a trace that replays")
+    func recordAttached() throws {
+        let sock = socketPath()
+        let board = try restingKiosk(sock)
+        let run = try BackgroundJolt(["run", "--board", board])
+        defer { _ = run.stop() }
+        #expect(run.wait(for: "control socket \(sock)"), "\(run.stderr)")
+        let out = NSTemporaryDirectory() + "attached-\(UUID()).csv"
+        let r = joltBinary(["record", "--board", board, "--seconds", "1", "-o", out])
+        #expect(r.code == 0 && r.error.contains("attached to the running jolt"), "\(r)")
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(text.contains("from the running jolt"))
+        let rows = text.split(separator: "\n").filter { $0.first?.isNumber == true }
+        #expect(rows.count >= 95 && rows.count <= 101, "\(rows.count) rows for 1 s at 100 Hz")
+        #expect(rows.first?.hasPrefix("0.00") == true, "\(rows.first ?? "")")
+        #expect(jolt(["replay", out]).code == .ok)
+    }
+
+    @Test("record keeps a gap where samples were lost, as jolt run does: the times jump, no seam")
+    func recordKeepsGaps() throws {
+        // A 2 s host stall 3 s in: the FIFO (1024 bytes: under 1 s at 100 Hz) overflows.
+        let board = tempFile(#"{"bus": "sim", "chip": "mpu6050", "rate_hz": 100, "sim": {"motion": "rest", "faults": [{"kind": "stall", "at_s": 3, "for_s": 2}]}}"#, name: "stall.json")
+        let out = NSTemporaryDirectory() + "gap-\(UUID()).csv"
+        let r = joltBinary(["record", "--board", board, "--seconds", "8", "--fast", "-o", out])
+        #expect(r.code == 0, "\(r)")
+        let times = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+            .filter { $0.first?.isNumber == true }.compactMap { Double($0.split(separator: ",")[0]) }
+        let steps = zip(times, times.dropFirst()).map { $1 - $0 }
+        let gaps = steps.filter { $0 > 0.015 }
+        #expect(gaps.count == 1 && gaps[0] > 1.0, "one gap of the stall's length: \(gaps)")
+        #expect(abs((times.last ?? 0) - 8) < 0.1, "the trace covers the 8 s asked: ends at \(times.last ?? 0)")
+        #expect(r.error.contains("with gaps"), "\(r.error)")
+    }
+
+    @Test("record past the end of a simulated motion says so; calibrate rests the demo board")
+    func simulatedEnds() throws {
+        let out = NSTemporaryDirectory() + "short-\(UUID()).csv"
+        let r = joltBinary(["record", "--board", packageRoot + "/boards/sim.json", "--seconds", "60", "--fast", "-o", out])
+        #expect(r.code == 0 && r.error.contains("the simulated motion ended after") && r.error.contains("before the 60 s asked for"), "\(r.error)")
+        let cal = NSTemporaryDirectory() + "cal-\(UUID()).json"
+        let c = joltBinary(["calibrate", "--board", packageRoot + "/boards/sim.json", "-o", cal, "--fast"])
+        #expect(c.code == 0 && c.error.contains("calibrating it at rest"), "\(c)")
+        #expect(FileManager.default.fileExists(atPath: cal))
+        // Writing through a link keeps the link and the file's mode (it may hold a password).
+        let target = tempFile(try String(contentsOfFile: packageRoot + "/boards/sim.json", encoding: .utf8), name: "private.json")
+        chmod(target, 0o640)
+        let link = (target as NSString).deletingLastPathComponent + "/link.json"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let k = joltBinary(["calibrate", "--board", link, "-o", link, "--fast"])
+        #expect(k.code == 0, "\(k)")
+        #expect((try FileManager.default.destinationOfSymbolicLink(atPath: link)) == target)
+        var st = stat()
+        #expect(stat(target, &st) == 0 && st.st_mode & 0o777 == 0o640, "mode \(String(st.st_mode & 0o777, radix: 8))")
+        #expect(try String(contentsOfFile: target, encoding: .utf8).contains("\"offsets\""))
+    }
+
+    @Test("probe --all draws the bus as i2cdetect does and names the chip")
+    func probeGrid() throws {
+        let r = joltBinary(["probe", "--bus", "sim", "--all"])
+        #expect(r.code == 0, "\(r)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.contains("     0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f"))
+        let row60 = try #require(lines.first { $0.hasPrefix("60:") })
+        #expect(row60 == "60: -- -- -- -- -- -- -- -- 68 -- -- -- -- -- -- --", "\(row60)")
+        #expect(lines.first { $0.hasPrefix("00:") } == "00:          -- -- -- -- -- -- -- -- -- -- -- -- --")
+        #expect(r.out.contains("0x68  MPU6050"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JoltBuildInfo
 @testable import JoltApp
 import JoltCore
 import JoltLinux
@@ -219,6 +220,7 @@ struct MQTTTests {
             let d = try #require(json(payload), "\(topic): valid JSON")
             for key in ["name", "unique_id", "state_topic", "availability_topic", "device"] { #expect(d[key] != nil, "\(topic) has \(key)") }
             #expect(((d["device"] as? [String: Any])?["identifiers"] as? [String]) == ["jolt_kiosk-1"])
+            #expect(((d["device"] as? [String: Any])?["sw_version"] as? String)?.hasPrefix(BuildInfo.version + " (commit ") == true, "\(topic): sw_version")
             if topic.contains("alarm_control_panel") {
                 #expect(d["command_topic"] as? String == "jolt/kiosk-1/set" && d["payload_arm_away"] as? String == "arm" && d["payload_disarm"] as? String == "disarm")
             }

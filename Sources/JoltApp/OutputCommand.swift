@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltLinux
+
+/// What `jolt output` asks of a line: on, off, a pulse, or beeps.
+struct OutputRequest: Equatable {
+    /// The pattern to play; nil turns the output off.
+    var pattern: Pattern?
+
+    static let beepMillis: Int32 = 200
+
+    /// From the words after the output's name on the control socket: `on`, `off`, `pulse MS`,
+    /// `beep N`.
+    init?(words: [String]) {
+        switch (words.first, words.count) {
+        case ("on", 1): pattern = .steady
+        case ("off", 1): pattern = nil
+        case ("pulse", 2):
+            guard let ms = Int32(words[1]), (1...600_000).contains(ms) else { return nil }
+            pattern = .pulse(ms: ms)
+        case ("beep", 2):
+            guard let n = Int32(words[1]), (1...100).contains(n) else { return nil }
+            pattern = .beeps(on: Self.beepMillis, off: Self.beepMillis, count: n)
+        default: return nil
+        }
+    }
+
+    /// The same words, for the control socket.
+    var words: String {
+        switch pattern {
+        case nil: return "off"
+        case .steady: return "on"
+        case .pulse(let ms): return "pulse \(ms)"
+        case .beeps(_, _, let n): return "beep \(n)"
+        case .cadence(let on, let off): return "cadence \(on) \(off)"
+        }
+    }
+}
+
+/// `jolt output NAME --on | --off | --pulse MS | --beep N`: drives a board output by its
+/// profile name, to check a buzzer's wiring. Through the running `jolt run` when one answers on
+/// the control socket (it holds the line), directly on the GPIO character device otherwise —
+/// where `--on` holds the line until Ctrl-C, as `gpioset` does.
+enum OutputCommand {
+    static func run(board: BoardProfile, name: String, request: OutputRequest, socket: String?, out: OutputStream) throws(JoltError) {
+        guard let spec = board.outputs.first(where: { $0.name == name })?.line else {
+            let have = board.outputs.map(\.name)
+            throw JoltError(.usage, "output: \(board.file) has no output named \"\(name)\"\(JoltCLI.suggestion(name, among: have)) (outputs: \(have.isEmpty ? "none" : have.joined(separator: ", ")))")
+        }
+        // The running service first: it owns the line while it runs.
+        do throws(JoltError) {
+            let reply = try ControlClient.request("output \(name) \(request.words)", socket: socket ?? board.control.socket)
+            guard let node = try? JSONParser.parse(Array(reply.utf8)), case .object(let o) = node.value else {
+                throw JoltError(.tempFailure, "output: unexpected answer from the running jolt: \(reply.prefix(200))")
+            }
+            if case .bool(true)? = o.first(where: { $0.key == "ok" })?.value.value {
+                out.write("\(name) (\(spec.label)): \(request.pattern?.text ?? "off"), through the running jolt\n")
+                return
+            }
+            let message: String
+            if case .string(let m)? = o.first(where: { $0.key == "error" })?.value.value { message = m } else { message = reply }
+            throw JoltError(.failure, "output: the running jolt refused: \(message)")
+        } catch {
+            // No running jolt: drive the line here.
+            guard error.code == .unavailable else { throw error }
+        }
+        let line: OutputLine = board.isSimulated ? SimOutput(name: name, spec: spec) : try ChardevOutput(name: name, spec: spec)
+        defer { line.release() }
+        SignalChannel.block([SIGINT, SIGTERM, SIGHUP])
+        let signals: SignalChannel
+        do { signals = try SignalChannel([SIGINT, SIGTERM, SIGHUP]) } catch {
+            throw JoltError(.software, "cannot set up signal handling: \(error)")
+        }
+        guard let pattern = request.pattern else {
+            try line.set(false)
+            out.write("\(line.label): inactive\n")
+            return
+        }
+        let player = PatternPlayer(pattern: pattern, start: Sys.monotonicMicros())
+        if pattern == .steady {
+            out.write("\(line.label): active until Ctrl-C\n")
+            out.flush()
+        }
+        var level: Bool?
+        while true {
+            let now = Sys.monotonicMicros()
+            guard let want = player.level(at: now) else { break }
+            if want != level {
+                try line.set(want)
+                level = want
+            }
+            // Sleep to the next edge, or until a signal ends it early (the line then goes off).
+            let wait = pattern == .steady ? -1 : Int32(clamping: max((player.nextEdge(after: now) - now + 999) / 1000, 1))
+            var p = pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, wait) > 0, signals.next() != nil { break }
+        }
+        try line.set(false)
+        out.write("\(line.label): \(pattern.text), done\n")
+    }
+}
