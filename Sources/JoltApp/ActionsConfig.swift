@@ -61,6 +61,8 @@ public struct AlarmConfig: Equatable, Sendable {
     public var cadence = Pattern.cadence(on: 500, off: 500)
     /// An input (an `inputs` name) that arms when active and disarms when inactive: a key switch.
     public var keySwitch: String?
+    /// Where the alarm's state is kept across restarts (nil: `AlarmStore.directory`'s default).
+    public var stateDirectory: String?
 }
 
 /// The control socket.
@@ -200,6 +202,10 @@ extension BoardProfile {
             a.output = o
         }
         if let p = try parsePattern(r, key: "cadence") { a.cadence = p }
+        if let d = try r.string("state_dir") {
+            guard !d.isEmpty else { throw r.fail("state_dir", r.node("state_dir"), "must be a folder, like \"/var/lib/jolt\"") }
+            a.stateDirectory = d
+        }
         if let k = try r.string("key_switch") {
             guard inputs.contains(k) else { throw r.fail("key_switch", r.node("key_switch"), "no input named \"\(k)\" in \"inputs\"") }
             a.keySwitch = k

@@ -45,7 +45,7 @@ public enum JoltCLI {
     static let commands: [CommandHelp] = [
         CommandHelp(
             name: "run", summary: "watch the chip and report shakes and flips as they happen",
-            usage: "jolt run [--board FILE] [--json] [--fast] [--forever] [--seconds S] [--trace FILE] [--sensitivity LEVEL] [--quiet]",
+            usage: "jolt run [--board FILE] [--json] [--fast] [--forever] [--seconds S] [--trace FILE] [--sensitivity LEVEL] [--state-dir DIR] [--quiet]",
             details: """
                 Opens the board's bus, probes and configures the chip, and streams its samples through the
                 detectors, printing each event as it happens (human lines on a terminal, JSON lines with
@@ -64,6 +64,7 @@ public enum JoltCLI {
                 ("--seconds S", "stop after S seconds of samples"),
                 ("--trace FILE", "simulated boards: play this jolt-trace file instead of the demo"),
                 ("--sensitivity LEVEL", "preset: low, medium, high (overrides the board's)"),
+                ("--state-dir DIR", "keep the alarm's state here across restarts (default: alarm.state_dir, $STATE_DIRECTORY, /var/lib/jolt)"),
                 ("--quiet", "no log lines on standard error, only events"),
             ],
             examples: [
@@ -492,7 +493,7 @@ public enum JoltCLI {
 
     static func run(_ args: [String], out: OutputStream) throws(JoltError) {
         SignalChannel.block([SIGINT, SIGTERM, SIGHUP])
-        let a = try Arguments(command: "run", args, valued: ["--board", "--seconds", "--trace", "--sensitivity"],
+        let a = try Arguments(command: "run", args, valued: ["--board", "--seconds", "--trace", "--sensitivity", "--state-dir"],
                               flags: ["--json", "--fast", "--forever", "--quiet"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt run: unexpected argument '\(a.positional[0])' (see jolt run --help)") }
         if a.flag("--quiet") { Log.verbose = false }
@@ -501,6 +502,7 @@ public enum JoltCLI {
         o.fast = a.flag("--fast")
         o.forever = a.flag("--forever")
         o.trace = a.value("--trace")
+        o.stateDirectory = a.value("--state-dir")
         if let s = try a.fixed("--seconds", places: 6, range: 1...31_536_000_000_000, unit: "s") { o.limitMicros = s }
         let b = try board(a, sensitivity: try sensitivity(a))
         try RunCommand(board: b, options: o, out: out).run()
@@ -555,7 +557,7 @@ public enum JoltCLI {
         if field("alarm") == "false" {
             out.write("this board has no alarm\n")
         } else {
-            out.write("alarm \(field("state") ?? "?") (since t=\(field("since") ?? "?") s)\n")
+            out.write("alarm \(field("state") ?? "?") since \(field("since_utc") ?? "t=\(field("since") ?? "?") s")\n")
         }
         if let v = field("version") {
             out.write("jolt \(v), sensor \(field("sensor") ?? "?"), \(field("samples") ?? "?") samples, \(field("events") ?? "?") events\n")

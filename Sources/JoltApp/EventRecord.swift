@@ -104,6 +104,7 @@ public struct EventRecord: Equatable, Sendable {
         case .flip: return "flip"
         case .tamper: return "tamper"
         case .timeout: return "timeout"
+        case .restored: return "restored"
         }
     }
 

@@ -204,8 +204,8 @@ final class MQTTBridge: @unchecked Sendable {
         }
     }
 
-    func alarm(_ state: AlarmState, since: Int64) {
-        link.setRetained(topic: stateTopic, payload: "{\"state\":\"\(EventRecord.alarmName(state))\",\"since\":\(EventRecord.seconds(since)),\"device\":\(JSONText.quote(config.device))}")
+    func alarm(_ state: AlarmState, since: Int64, sinceWall: Int64 = WallClock.nowMicros()) {
+        link.setRetained(topic: stateTopic, payload: "{\"state\":\"\(EventRecord.alarmName(state))\",\"since\":\(EventRecord.seconds(since)),\"since_utc\":\"\(WallClock.iso8601(sinceWall))\",\"device\":\(JSONText.quote(config.device))}")
     }
 
     var commandFD: Int32 { commandWake.fd }

@@ -28,6 +28,8 @@ final class RunCommand {
         var supervision = ChipSupervisor.Limits()
         /// Simulated boards: the motion to play, instead of the board's script or trace.
         var source: MotionSource?
+        /// Where the alarm's state is kept (`--state-dir`); see `AlarmStore.directory`.
+        var stateDirectory: String?
     }
 
     var board: BoardProfile
@@ -47,6 +49,14 @@ final class RunCommand {
 
     /// The alarm, when the board has one. Kept across reloads and detector restarts.
     var alarm: Alarm?
+    /// The alarm's state on disk, and what it held at start.
+    var store: AlarmStore?
+    var savedAtStart: Result<SavedAlarm?, AlarmStore.LoadError>?
+    /// The tamper reference while armed or sounding: kept across reloads and restarts.
+    var tamperReference: Vec3?
+    /// When the alarm entered its state, wall clock µs.
+    var alarmSinceWall = WallClock.nowMicros()
+    var alarmStarted = false
     var keySwitchLast: Bool?
     /// Stream time of the next sample, µs: the clock commands are applied on.
     var streamNow: Int64 = 0
@@ -89,7 +99,59 @@ final class RunCommand {
             throw JoltError(.usage, "--fast runs simulated time; \(board.file) is real hardware on \(board.bus)")
         }
         clock = RunClock(virtual: options.fast, sim: hw.sim?.clock)
-        if let a = b.alarm { alarm = Alarm(settings: a.settings) }
+        if let a = b.alarm {
+            alarm = Alarm(settings: a.settings)
+            if let dir = AlarmStore.directory(option: options.stateDirectory, board: b) {
+                let s = AlarmStore(directory: dir)
+                store = s
+                savedAtStart = s.load()
+            } else if !b.isSimulated {
+                Log.warning("the alarm's state is not kept across restarts: give --state-dir or alarm.state_dir")
+            }
+        }
+    }
+
+    /// The alarm at start: as saved (sounding again, or armed against the saved orientation),
+    /// armed when the saved state cannot be read (fail-secure), or as the profile says when no
+    /// state is kept. Returns whether the tamper detector must be armed at the next sample.
+    func startAlarm<D: SampleDetector>(_ d: inout D) {
+        guard alarm != nil, !alarmStarted else { return }
+        alarmStarted = true
+        func arm(_ why: String?) {
+            if let why { Log.warning(why) }
+            if let tr = alarm!.command(arm: true, at: streamNow, detectors: &d) { alarmChanged(tr, at: streamNow, reference: d.tamperReference) }
+        }
+        guard let saved = savedAtStart, let store else {
+            if board.alarm?.armedAtStart == true { arm(nil) }
+            return
+        }
+        switch saved {
+        case .failure(let e):
+            arm("alarm: \(e.message): arming (fail-secure); jolt disarm disarms it")
+        case .success(nil):
+            arm("alarm: no saved state in \(store.path): arming (fail-secure; the first start, or the file was removed); jolt disarm disarms it")
+        case .success(let s?):
+            switch s.state {
+            case .disarmed:
+                alarmSinceWall = s.sinceWallMicros
+                Log.info("alarm: disarmed since \(WallClock.iso8601(s.sinceWallMicros)), as saved in \(store.path)")
+            case .arming:
+                arm("alarm: was arming when Jolt stopped: arming again")
+            case .armed, .triggered:
+                alarm!.restore(state: s.state, since: streamNow)
+                tamperReference = s.reference
+                alarmSinceWall = s.sinceWallMicros
+                let tr = AlarmTransition(from: .disarmed, to: s.state, cause: .restored)
+                Log.warning("alarm: \(EventRecord.alarmName(s.state)) since \(WallClock.iso8601(s.sinceWallMicros)) (\(s.cause)), as saved in \(store.path): \(s.state == .triggered ? "sounding again" : "watching against the saved orientation")")
+                emit(EventRecord(t: streamNow, kind: .alarm(tr)))
+                if s.state == .triggered {
+                    stats.triggeredAtWall = Sys.monotonicMicros()
+                    worker?.submit(.alarm(sounding: true))
+                }
+                notifier.send("STATUS=alarm \(EventRecord.alarmName(s.state))")
+                if let a = alarm { bridge?.alarm(a.state, since: a.since, sinceWall: alarmSinceWall) }
+            }
+        }
     }
 
     /// Why the sampling loop returned.
@@ -214,12 +276,26 @@ final class RunCommand {
             Log.error("reload refused, keeping the running configuration: \(error.message)")
             return
         }
-        if new.bus != board.bus || new.chip != board.chip || new.address != board.address || new.rateMilliHz != board.rateMilliHz
-            || new.accelRangeG != board.accelRangeG || new.gyroRangeDps != board.gyroRangeDps || new.fifo != board.fifo
-            || new.outputs.map(\.name) != board.outputs.map(\.name) || new.outputs.map(\.line) != board.outputs.map(\.line)
-            || new.inputs.map(\.line) != board.inputs.map(\.line) || new.control != board.control || (new.alarm == nil) != (board.alarm == nil)
-            || new.alarm?.output != board.alarm?.output || new.alarm?.cadence != board.alarm?.cadence || new.mqtt != board.mqtt {
-            Log.warning("reload: changes to the bus, chip, rate, ranges, FIFO, lines, control socket, alarm output or MQTT need a restart; applying the rest")
+        // What cannot change under a running alarm: the whole reload is refused, nothing applied
+        // in part.
+        var fixed: [String] = []
+        if new.bus != board.bus { fixed.append("bus") }
+        if new.chip != board.chip { fixed.append("chip") }
+        if new.address != board.address { fixed.append("address") }
+        if new.rateMilliHz != board.rateMilliHz { fixed.append("rate_hz") }
+        if new.accelRangeG != board.accelRangeG { fixed.append("accel_range_g") }
+        if new.gyroRangeDps != board.gyroRangeDps { fixed.append("gyro_range_dps") }
+        if new.fifo != board.fifo || new.fifoPollMillis != board.fifoPollMillis { fixed.append("fifo") }
+        if new.outputs.map(\.name) != board.outputs.map(\.name) || new.outputs.map(\.line) != board.outputs.map(\.line) { fixed.append("outputs") }
+        if new.inputs.map(\.name) != board.inputs.map(\.name) || new.inputs.map(\.line) != board.inputs.map(\.line) { fixed.append("inputs") }
+        if new.control != board.control { fixed.append("control") }
+        if (new.alarm == nil) != (board.alarm == nil) || new.alarm?.output != board.alarm?.output || new.alarm?.cadence != board.alarm?.cadence
+            || new.alarm?.stateDirectory != board.alarm?.stateDirectory { fixed.append("alarm (its presence, output, cadence or state_dir)") }
+        if new.mqtt != board.mqtt { fixed.append("mqtt") }
+        if new.sim != board.sim { fixed.append("sim") }
+        guard fixed.isEmpty else {
+            Log.error("reload refused, keeping the running configuration: \(fixed.joined(separator: ", ")) changed in \(board.file), which only a restart applies (systemctl restart jolt)")
+            return
         }
         var applied = board
         applied.detection = new.detection
@@ -262,14 +338,17 @@ final class RunCommand {
     }
 
     /// An alarm transition: an event, the buzzer, systemd's status.
-    func alarmChanged(_ tr: AlarmTransition, at t: Int64) {
+    func alarmChanged(_ tr: AlarmTransition, at t: Int64, reference: Vec3?) {
+        tamperReference = tr.to == .armed || tr.to == .triggered ? (reference ?? tamperReference) : nil
+        alarmSinceWall = WallClock.nowMicros()
+        store?.save(SavedAlarm(state: tr.to, sinceWallMicros: alarmSinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference))
         emit(EventRecord(t: t, kind: .alarm(tr)))
         if tr.to == .triggered { stats.triggeredAtWall = Sys.monotonicMicros() }
         if (tr.to == .triggered) != (tr.from == .triggered) {
             worker?.submit(.alarm(sounding: tr.to == .triggered))
         }
         notifier.send("STATUS=alarm \(EventRecord.alarmName(tr.to))")
-        if let a = alarm { bridge?.alarm(a.state, since: a.since) }
+        if let a = alarm { bridge?.alarm(a.state, since: a.since, sinceWall: alarmSinceWall) }
     }
 
     /// Commands that came over MQTT: judged (authentication, code), applied like the control
@@ -284,7 +363,7 @@ final class RunCommand {
                 continue
             }
             if let tr = alarm!.command(arm: command == "arm", at: streamNow, detectors: &d) {
-                alarmChanged(tr, at: streamNow)
+                alarmChanged(tr, at: streamNow, reference: d.tamperReference)
             }
             Log.info("mqtt: \(command)")
             b.answer(command, ok: true, state: alarm?.state)
@@ -295,13 +374,13 @@ final class RunCommand {
     func control<D: SampleDetector>(_ line: String, detectors d: inout D) -> String {
         func state() -> String {
             guard let a = alarm else { return "\"alarm\":false" }
-            return "\"alarm\":true,\"state\":\"\(EventRecord.alarmName(a.state))\",\"since\":\(EventRecord.seconds(a.since))"
+            return "\"alarm\":true,\"state\":\"\(EventRecord.alarmName(a.state))\",\"since\":\(EventRecord.seconds(a.since)),\"since_utc\":\"\(WallClock.iso8601(alarmSinceWall))\""
         }
         switch line {
         case "arm", "disarm":
             guard alarm != nil else { return "{\"ok\":false,\"error\":\"this board has no alarm\"}" }
             if let tr = alarm!.command(arm: line == "arm", at: streamNow, detectors: &d) {
-                alarmChanged(tr, at: streamNow)
+                alarmChanged(tr, at: streamNow, reference: d.tamperReference)
             }
             Log.info("control: \(line)")
             return "{\"ok\":true,\(state())}"
@@ -365,11 +444,9 @@ final class RunCommand {
             var nextPoll = lastPoll + interval
             // The tamper detector of fresh detectors needs a sample before it can take the
             // armed orientation.
+            r.startAlarm(&d)
+            // Fresh detectors (at start, after a reload) take the tamper reference the alarm kept.
             var rearmTamper = r.alarm.map { $0.state == .armed || $0.state == .triggered } ?? false
-            if r.stats.samples == 0, let a = r.board.alarm, a.armedAtStart, r.alarm?.state == .disarmed,
-               let tr = r.alarm!.command(arm: true, at: r.streamNow, detectors: &d) {
-                r.alarmChanged(tr, at: r.streamNow)
-            }
             while true {
                 // Wait for the next poll, a signal, or a control request.
                 var fds = [pollfd(fd: r.signals!.fd, events: Int16(POLLIN), revents: 0)]
@@ -503,7 +580,8 @@ final class RunCommand {
                         c.stream(LiveLevels(gravity: d.gravity, shakeProgress: d.shakeProgress, faceDown: d.isFaceDown).streamLine(s))
                     }
                     if rearmTamper {
-                        d.armTamper()
+                        if let ref = r.tamperReference { d.armTamper(reference: ref) } else { d.armTamper() }
+                        r.tamperReference = d.tamperReference
                         rearmTamper = false
                     }
                     if !e.isEmpty {
@@ -512,7 +590,7 @@ final class RunCommand {
                         for rec in records { r.emit(rec) }
                     }
                     if r.alarm != nil, let tr = r.alarm!.step(e, at: s.t, detectors: &d) {
-                        r.alarmChanged(tr, at: s.t)
+                        r.alarmChanged(tr, at: s.t, reference: d.tamperReference)
                     }
                 }
                 r.control?.flushStream()
@@ -533,7 +611,7 @@ final class RunCommand {
         defer { keySwitchLast = v }
         guard let last = keySwitchLast, last != v else { return }
         Log.info("key switch \(name): \(v ? "on, arming" : "off, disarming")")
-        if let tr = alarm!.command(arm: v, at: streamNow, detectors: &d) { alarmChanged(tr, at: streamNow) }
+        if let tr = alarm!.command(arm: v, at: streamNow, detectors: &d) { alarmChanged(tr, at: streamNow, reference: d.tamperReference) }
     }
 }
 

@@ -52,6 +52,8 @@ public struct AlarmTransition: Equatable, Sendable {
     /// What caused a transition.
     public enum Cause: UInt8, Sendable {
         case armCommand, disarmCommand, graceOver, shake, flip, tamper, timeout
+        /// Brought back as saved after a restart (or armed because nothing could be read).
+        case restored
     }
 
     public init(from: AlarmState, to: AlarmState, cause: Cause) {

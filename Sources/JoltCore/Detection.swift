@@ -186,6 +186,11 @@ public protocol SampleDetector: Sendable {
     mutating func reset()
     /// Arms the tamper detector at the current orientation.
     mutating func armTamper()
+    /// Arms the tamper detector at a given orientation (gravity, mg): a reference kept across a
+    /// restart, so that a kiosk moved while Jolt was down is a moved kiosk.
+    mutating func armTamper(reference: Vec3)
+    /// The tamper detector's reference orientation, when armed.
+    var tamperReference: Vec3? { get }
     /// Disarms the tamper detector.
     mutating func disarmTamper()
     /// The current gravity estimate, mg.
@@ -244,6 +249,8 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
     }
 
     public mutating func armTamper() { tamper.arm(gravity: lowPass.value) }
+    public mutating func armTamper(reference: Vec3) { tamper.arm(gravity: reference) }
+    public var tamperReference: Vec3? { tamper.armedReference }
     public mutating func disarmTamper() { tamper.disarm() }
     public var gravity: Vec3 { lowPass.value }
     public var isFaceDown: Bool { flip.isFaceDown }

@@ -47,6 +47,9 @@ public struct Tamper: Sendable {
     /// Whether the detector is armed.
     public var isArmed: Bool { armed }
 
+    /// The orientation it was armed at (gravity, mg), when armed.
+    public var armedReference: Vec3? { armed ? reference : nil }
+
     /// Arms the detector: `gravity` (mg) becomes the reference orientation.
     public mutating func arm(gravity: Vec3) {
         armed = true

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+import JoltLinux
+
+/// The alarm as last saved: what a restart (a crash, `kill -9`, systemd's `Restart=`, a power
+/// cut) comes back to.
+struct SavedAlarm: Equatable {
+    var state: AlarmState
+    /// When it entered that state, wall clock (µs since 1970, UTC).
+    var sinceWallMicros: Int64
+    /// What caused it ("tamper", "disarm", …).
+    var cause: String
+    /// The tamper detector's reference orientation (gravity, mg), while armed or sounding.
+    var reference: Vec3?
+}
+
+/// Keeps the alarm's state in `alarm.json` in the state directory (the service's
+/// StateDirectory, /var/lib/jolt), written atomically and durably: a temporary file, fsync,
+/// rename, fsync of the folder. An operator resets it with `jolt disarm` (or by removing the
+/// file, which arms the alarm at the next start: fail-secure).
+final class AlarmStore {
+    let directory: String
+    var path: String { directory + "/alarm.json" }
+    /// A failed write is reported once, until one succeeds again.
+    private var failing = false
+
+    init(directory: String) {
+        self.directory = directory
+    }
+
+    /// The folder a board's alarm state lives in: `--state-dir`, else the profile's
+    /// `alarm.state_dir`, else systemd's $STATE_DIRECTORY, else /var/lib/jolt for a real board.
+    /// A simulated board keeps its state only when told where.
+    static func directory(option: String?, board: BoardProfile) -> String? {
+        if let o = option, !o.isEmpty { return o }
+        if let d = board.alarm?.stateDirectory { return Hardware.resolve(d, against: board.file) }
+        if let e = getenv("STATE_DIRECTORY").map({ String(cString: $0) }), let first = e.split(separator: ":").first, !first.isEmpty {
+            return String(first)
+        }
+        return board.isSimulated ? nil : "/var/lib/jolt"
+    }
+
+    /// What the file says: `nil` when there is none; an error message when it cannot be read.
+    func load() -> Result<SavedAlarm?, LoadError> {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            return errno == ENOENT ? .success(nil) : .failure(LoadError(message: "\(path): cannot read it (\(Errno.current.name))"))
+        }
+        let bytes: [UInt8]
+        do { bytes = try readFile(path, what: "alarm state", missingHint: "", limit: 4096) } catch {
+            return .failure(LoadError(message: error.message))
+        }
+        guard let node = try? JSONParser.parse(bytes), case .object(let o) = node.value else {
+            return .failure(LoadError(message: "\(path): not a saved alarm state (damaged?)"))
+        }
+        func field(_ k: String) -> JSON? { o.first { $0.key == k }?.value.value }
+        guard case .string(let name)? = field("state"), let state = AlarmState.allCases.first(where: { EventRecord.alarmName($0) == name }),
+              case .number(let since)? = field("since_unix_us"), let sinceWall = Int64(since) else {
+            return .failure(LoadError(message: "\(path): not a saved alarm state (damaged?)"))
+        }
+        var cause = ""
+        if case .string(let c)? = field("cause") { cause = c }
+        var reference: Vec3?
+        if case .array(let items)? = field("reference_mg"), items.count == 3 {
+            var v: [Int32] = []
+            for i in items { if case .number(let n) = i.value, let x = Int32(n), abs(x) <= 32_000 { v.append(x) } }
+            if v.count == 3 { reference = Vec3(v[0], v[1], v[2]) }
+        }
+        if (state == .armed || state == .triggered) && reference == nil {
+            return .failure(LoadError(message: "\(path): an \(name) alarm with no reference orientation (damaged?)"))
+        }
+        return .success(SavedAlarm(state: state, sinceWallMicros: sinceWall, cause: cause, reference: reference))
+    }
+
+    struct LoadError: Error, Equatable { let message: String }
+
+    /// The file's text.
+    static func text(_ s: SavedAlarm) -> String {
+        var f = ["\"state\":\"\(EventRecord.alarmName(s.state))\"", "\"since\":\"\(WallClock.iso8601(s.sinceWallMicros))\"",
+                 "\"since_unix_us\":\(s.sinceWallMicros)", "\"cause\":\(JSONText.quote(s.cause))"]
+        if let r = s.reference { f.append("\"reference_mg\":[\(r.x),\(r.y),\(r.z)]") }
+        return "{" + f.joined(separator: ",") + "}\n"
+    }
+
+    /// Saves `s`, durably. A failure is logged (once per spell) and otherwise ignored: the alarm
+    /// goes on in memory.
+    func save(_ s: SavedAlarm) {
+        do {
+            try write(Self.text(s))
+            if failing { Log.info("alarm state saved again to \(path)") }
+            failing = false
+        } catch {
+            if !failing { Log.error("cannot save the alarm state: \(error.message) (a restart would fall back to armed)") }
+            failing = true
+        }
+    }
+
+    private func write(_ text: String) throws(JoltError) {
+        var st = stat()
+        if stat(directory, &st) != 0 && mkdir(directory, 0o750) != 0 && errno != EEXIST {
+            throw JoltError(.cannotCreate, "\(directory): cannot create the state folder (\(Errno.current.name))")
+        }
+        let tmp = path + ".tmp"
+        let fd: Int32
+        do { fd = try Sys.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o640) } catch {
+            throw JoltError(.cannotCreate, "\(tmp): \(error) (\(error.name))")
+        }
+        let bytes = Array(text.utf8)
+        var ok = true
+        do { try bytes.withUnsafeBytes { b in try Sys.write(fd, b) } } catch { ok = false }
+        if fsync(fd) != 0 { ok = false }
+        Sys.close(fd)
+        guard ok, rename(tmp, path) == 0 else {
+            unlink(tmp)
+            throw JoltError(.ioError, "\(path): write failed (\(Errno.current.name))")
+        }
+        let dir = open(directory, O_RDONLY | O_DIRECTORY)
+        if dir >= 0 {
+            fsync(dir)
+            Glibc.close(dir)
+        }
+    }
+}
+
+/// Wall-clock time for people and other machines: ISO 8601 in UTC.
+enum WallClock {
+    /// Now, µs since 1970.
+    static func nowMicros() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+    }
+
+    /// "2026-11-30T18:00:00Z".
+    static func iso8601(_ micros: Int64) -> String {
+        var t = time_t(micros / 1_000_000)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(tm.tm_year + 1900)-\(two(tm.tm_mon + 1))-\(two(tm.tm_mday))T\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec))Z"
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+@testable import JoltApp
+import JoltCore
+import JoltTrace
+import Testing
+
+/// A trace of a kiosk lying still, tilted `degrees` about the y axis, for `seconds` at 100 Hz.
+func restingTrace(tiltedBy degrees: Double, seconds: Double) -> String {
+    let a = degrees * Double.pi / 180
+    var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
+    for i in 0..<Int(seconds * 100) {
+        text += TraceWriter.row(Sample(t: Int64(i) * 10_000, accel: Vec3(Int32((sin(a) * 1000).rounded()), 0, Int32((cos(a) * 1000).rounded()))), gyro: true)
+    }
+    return tempFile(text, name: "tilted.csv")
+}
+
+/// A slow tilt: flat for `flat` s, then 8° over 2 s, held `hold` s, 8° more over 2 s, held 2 s.
+func twoStepTilt(flat: Double, hold: Double) -> String {
+    var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
+    var angle = 0.0, t = 0.0
+    func emit(_ seconds: Double, rate: Double) {
+        for _ in 0..<Int(seconds * 100) {
+            angle += rate / 100
+            let a = angle * Double.pi / 180
+            text += TraceWriter.row(Sample(t: Int64((t * 1e6).rounded()), accel: Vec3(Int32((sin(a) * 1000).rounded()), 0, Int32((cos(a) * 1000).rounded())),
+                                           gyro: Vec3(0, Int32(rate * 1000), 0)), gyro: true)
+            t += 0.01
+        }
+    }
+    emit(flat, rate: 0)
+    emit(2, rate: 4)
+    emit(hold, rate: 0)
+    emit(2, rate: 4)
+    emit(2, rate: 0)
+    return tempFile(text, name: "two-step-tilt.csv")
+}
+
+@Suite("The alarm survives restarts and reloads", .serialized)
+struct AlarmIntegrityTests {
+    /// The kiosk board with its own socket, playing `trace`, armed at start with a short grace.
+    func kiosk(_ sock: String, trace: String? = nil, armedAtStart: Bool = true) throws -> String {
+        var text = try String(contentsOfFile: try kioskBoard(socket: sock), encoding: .utf8)
+        if let trace { text = text.replacingOccurrences(of: "\"motion\": \"lift\"", with: "\"trace\": \"\(trace)\"") }
+        if !armedAtStart { text = text.replacingOccurrences(of: "\"armed_at_start\": true", with: "\"armed_at_start\": false") }
+        return tempFile(text, name: "kiosk.json")
+    }
+
+    func waitForStatus(_ sock: String, _ word: String, seconds: Double = 15) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if joltBinary(["status", "--socket", sock]).out.contains("alarm \(word)") { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    @Test("kill -9 while triggered, then a restart: the buzzer sounds again within 1 s of the start")
+    func killedWhileSounding() throws {
+        let dir = NSTemporaryDirectory() + "jolt-state-\(UUID())"
+        let sock = socketPath()
+        let first = try BackgroundJolt(["run", "--board", try kiosk(sock), "--fast", "--forever", "--state-dir", dir])
+        #expect(waitForStatus(sock, "triggered"), "\(first.stderr)")
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        let saved = try String(contentsOfFile: dir + "/alarm.json", encoding: .utf8)
+        #expect(saved.contains("\"state\":\"triggered\"") && saved.contains("\"cause\":\"tamper\"") && saved.contains("reference_mg"), "\(saved)")
+        // What systemd's Restart= does: the same command again; the kiosk now lies still.
+        unlink(sock)
+        let started = Date()
+        let second = try BackgroundJolt(["run", "--board", try kiosk(sock, trace: restingTrace(tiltedBy: 0, seconds: 30)), "--state-dir", dir])
+        defer { _ = second.stop() }
+        #expect(second.wait(for: "line buzzer (simulated GPIO17): active", seconds: 5), "\(second.stderr)")
+        let after = Date().timeIntervalSince(started)
+        #expect(after < 1.0, "the buzzer sounded \(after) s after the start")
+        #expect(second.stderr.contains("as saved in \(dir)/alarm.json: sounding again"), "\(second.stderr)")
+        #expect(joltBinary(["status", "--socket", sock]).out.contains("alarm triggered"))
+        // Disarmed, it stays disarmed across a further restart, armed_at_start or not.
+        #expect(joltBinary(["disarm", "--socket", sock]).code == 0)
+        _ = second.stop()
+        unlink(sock)
+        let third = try BackgroundJolt(["run", "--board", try kiosk(sock, trace: restingTrace(tiltedBy: 30, seconds: 30)), "--state-dir", dir])
+        defer { _ = third.stop() }
+        #expect(third.wait(for: "alarm: disarmed since"), "\(third.stderr)")
+        usleep(1_500_000)
+        #expect(joltBinary(["status", "--socket", sock]).out.contains("alarm disarmed"))
+        #expect(!third.stderr.contains("active"), "\(third.stderr)")
+    }
+
+    @Test("armed, killed, carried off while down, restarted: it triggers against the saved orientation")
+    func movedWhileDown() throws {
+        let dir = NSTemporaryDirectory() + "jolt-state-\(UUID())"
+        let sock = socketPath()
+        let first = try BackgroundJolt(["run", "--board", try kiosk(sock, trace: restingTrace(tiltedBy: 0, seconds: 60)), "--state-dir", dir])
+        #expect(waitForStatus(sock, "armed"), "\(first.stderr)")
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        unlink(sock)
+        // Back up, lying 30° from where it was armed: no grace period, no new reference.
+        let second = try BackgroundJolt(["run", "--board", try kiosk(sock, trace: restingTrace(tiltedBy: 30, seconds: 60)), "--state-dir", dir])
+        defer { _ = second.stop() }
+        #expect(second.wait(for: "watching against the saved orientation"), "\(second.stderr)")
+        #expect(waitForStatus(sock, "triggered", seconds: 3), "\(second.stderr)")
+        #expect(second.wait(for: "line buzzer (simulated GPIO17): active", seconds: 2))
+    }
+
+    @Test("no saved state, or a damaged one: armed after the grace period (fail-secure), one line saying why")
+    func failSecure() throws {
+        for damage in [nil, "{not json", "{\"state\":\"armed\",\"since_unix_us\":1}"] {
+            let dir = NSTemporaryDirectory() + "jolt-state-\(UUID())"
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            if let damage { try damage.write(toFile: dir + "/alarm.json", atomically: true, encoding: .utf8) }
+            let sock = socketPath()
+            let run = try BackgroundJolt(["run", "--board", try kiosk(sock, trace: restingTrace(tiltedBy: 0, seconds: 30), armedAtStart: false), "--state-dir", dir])
+            #expect(waitForStatus(sock, "armed", seconds: 5), "\(run.stderr)")
+            _ = run.stop()
+            let lines = run.stderr.split(separator: "\n").filter { $0.contains("fail-secure") }
+            #expect(lines.count == 1, "\(run.stderr)")
+            #expect(damage == nil ? lines[0].contains("no saved state") : lines[0].contains("damaged"), "\(lines)")
+        }
+    }
+
+    @Test("SIGHUP during a slow tilt keeps the armed reference: 8° + reload + 8° passes the 10° limit")
+    func reloadKeepsReference() throws {
+        let sock = socketPath()
+        let board = try kiosk(sock, trace: twoStepTilt(flat: 1.5, hold: 3.0))
+        let run = try BackgroundJolt(["run", "--board", board])
+        defer { _ = run.stop() }
+        #expect(waitForStatus(sock, "armed", seconds: 5), "\(run.stderr)")
+        usleep(3_900_000)   // into the hold at 8° (3.5 s to 6.5 s of the trace)
+        kill(run.process.processIdentifier, SIGHUP)
+        #expect(run.wait(for: "reloaded \(board)"), "\(run.stderr)")
+        #expect(waitForStatus(sock, "triggered", seconds: 6), "the second 8° should trigger: \(run.stderr)")
+    }
+
+    @Test("a reload that changes the bus is refused as a whole: nothing of it applied")
+    func reloadRefusedWhole() throws {
+        let sock = socketPath()
+        let board = try kiosk(sock, trace: restingTrace(tiltedBy: 0, seconds: 60), armedAtStart: false)
+        let run = try BackgroundJolt(["run", "--board", board])
+        defer { _ = run.stop() }
+        #expect(run.wait(for: "control socket \(sock)"), "\(run.stderr)")
+        var text = try String(contentsOfFile: board, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"bus\": \"sim\"", with: "\"bus\": \"/dev/i2c-7\"")
+        text = text.replacingOccurrences(of: "\"arming_ms\": 500", with: "\"arming_ms\": 60000")
+        try text.write(toFile: board, atomically: true, encoding: .utf8)
+        kill(run.process.processIdentifier, SIGHUP)
+        #expect(run.wait(for: "reload refused, keeping the running configuration: bus changed"), "\(run.stderr)")
+        #expect(!run.stderr.contains("reloaded"))
+        // The grace period is still the running one (500 ms), not the refused file's minute.
+        #expect(joltBinary(["arm", "--socket", sock]).code == 0)
+        #expect(waitForStatus(sock, "armed", seconds: 3), "\(run.stderr)")
+    }
+}
