@@ -320,6 +320,11 @@ public enum JoltCLI {
     /// Runs the command line `args` (without the program name) and returns the exit status.
     public static func main(_ args: [String]) -> Int32 {
         let out = OutputStream.standardOutput
+        // What is queued for a slow reader gets a second at most; a stuck one holds up no exit.
+        defer {
+            OutputStream.standardOutput.drain(timeout: 1_000_000)
+            OutputStream.standardError.drain(timeout: 1_000_000)
+        }
         do {
             try dispatch(args, out: out)
             out.flush()
@@ -493,6 +498,10 @@ public enum JoltCLI {
 
     static func run(_ args: [String], out: OutputStream) throws(JoltError) {
         SignalChannel.block([SIGINT, SIGTERM, SIGHUP])
+        // A reader that stops (a full pipe, a stalled journal) never holds up sampling, the
+        // buzzer or a control reply: events and logs are written from threads of their own.
+        OutputStream.standardOutput.makeAsync(name: "standard output")
+        OutputStream.standardError.makeAsync(name: "standard error")
         let a = try Arguments(command: "run", args, valued: ["--board", "--seconds", "--trace", "--sensitivity", "--state-dir"],
                               flags: ["--json", "--fast", "--forever", "--quiet"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt run: unexpected argument '\(a.positional[0])' (see jolt run --help)") }

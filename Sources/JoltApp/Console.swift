@@ -12,6 +12,9 @@ public final class OutputStream: @unchecked Sendable {
     public private(set) var captured: [UInt8]?
     /// Whether writes failed (e.g. the reader of a pipe went away).
     public private(set) var broken = false
+    /// When set, text goes to this writer's thread instead of being written here (`jolt run`:
+    /// no thread that samples or sounds the buzzer ever waits on a reader).
+    private(set) var writer: AsyncWriter?
 
     /// A stream writing to `fd`.
     public init(fd: Int32) {
@@ -60,10 +63,116 @@ public final class OutputStream: @unchecked Sendable {
             return
         }
         guard !broken else { return }
+        if let writer {
+            writer.enqueue(buffer)
+            return
+        }
         do {
             try buffer.withUnsafeBytes { b in try Sys.write(fd, b) }
         } catch {
             broken = true
+        }
+    }
+
+    /// From now on, writes go through a thread of their own, bounded: see `AsyncWriter`.
+    func makeAsync(name: String) {
+        lock.with {
+            guard captured == nil, writer == nil, fd >= 0 else { return }
+            writer = AsyncWriter(fd: fd, name: name)
+        }
+    }
+
+    /// Whether a write has been stuck for longer than `limit` µs (a reader that stopped).
+    func stuck(now: Int64, limit: Int64) -> Bool { lock.with { writer }?.stuck(now: now, limit: limit) ?? false }
+
+    /// Waits up to `timeout` µs for what is queued to be written (at the end of a run).
+    func drain(timeout: Int64) { lock.with { writer }?.drain(timeout: timeout) }
+}
+
+/// Writes a stream's text from a thread of its own, so that no other thread ever waits on its
+/// reader: a full pipe nobody reads, a stalled journald, a log shipper that stopped. At most
+/// 64 KiB (some 600 events) wait; past that, whole new lines are dropped and counted, and once the reader is
+/// back a warning says how many ("12 lines dropped while standard output was blocked").
+final class AsyncWriter: @unchecked Sendable {
+    let fd: Int32
+    let name: String
+    let lock = Lock()
+    private var queue: [UInt8] = []
+    private var dropped = 0
+    private var writing = false
+    private var writeStarted: Int64 = 0
+    private var failed = false
+    private let wake: WakeChannel?
+    private var thread: PThread?
+    let capacity: Int
+    /// Where the count of dropped lines goes (the log).
+    let report: @Sendable (String) -> Void
+
+    init(fd: Int32, name: String, capacity: Int = 64 << 10, report: (@Sendable (String) -> Void)? = nil) {
+        self.fd = fd
+        self.name = name
+        self.capacity = capacity
+        self.report = report ?? { note in
+            if fd == 2 {
+                OutputStream.standardError.writer?.enqueue(Array((Log.toJournal ? "<4>\(note)\n" : "jolt: warning: \(note)\n").utf8))
+            } else {
+                Log.warning(note)
+            }
+        }
+        wake = try? WakeChannel()
+        thread = PThread { [self] in self.loop() }
+    }
+
+    func enqueue(_ bytes: [UInt8]) {
+        lock.with {
+            guard !failed else { return }
+            if queue.count + bytes.count > capacity {
+                dropped += max(bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }, 1)
+                return
+            }
+            queue += bytes
+        }
+        wake?.signal()
+    }
+
+    private func loop() {
+        guard let wake else { return }
+        while true {
+            var p = pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)
+            _ = Glibc.poll(&p, 1, -1)
+            wake.drain()
+            var totalLost = 0
+            while true {
+                let (chunk, lost) = lock.with { () -> ([UInt8], Int) in
+                    defer { queue.removeAll(keepingCapacity: true); dropped = 0 }
+                    writing = !queue.isEmpty
+                    writeStarted = Sys.monotonicMicros()
+                    return (queue, dropped)
+                }
+                if !chunk.isEmpty {
+                    let ok = (try? chunk.withUnsafeBytes { b in try Sys.write(fd, b) }) != nil
+                    lock.with {
+                        writing = false
+                        if !ok { failed = true }
+                    }
+                }
+                totalLost += lost
+                if chunk.isEmpty {
+                    // The reader has caught up with everything: say once what it missed.
+                    if totalLost > 0 { report("\(totalLost) line\(totalLost == 1 ? "" : "s") dropped while \(name) was blocked") }
+                    break
+                }
+            }
+        }
+    }
+
+    func stuck(now: Int64, limit: Int64) -> Bool { lock.with { writing && now - writeStarted > limit } }
+
+    func drain(timeout: Int64) {
+        let end = Sys.monotonicMicros() + timeout
+        while Sys.monotonicMicros() < end {
+            if lock.with({ queue.isEmpty && !writing }) { return }
+            usleep(2000)
         }
     }
 }

@@ -81,7 +81,7 @@ final class ControlServer {
                     subscribers.append((clients[i].fd, Array(reply.utf8)))
                     flush(subscriber: subscribers.count - 1)
                 } else {
-                    _ = reply.utf8CString.withUnsafeBufferPointer { b in send(clients[i].fd, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL)) }
+                    _ = reply.utf8CString.withUnsafeBufferPointer { b in send(clients[i].fd, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                     Glibc.close(clients[i].fd)
                 }
                 clients.remove(at: i)
@@ -185,9 +185,13 @@ final class Notifier {
         }
     }
 
-    /// Pings the watchdog if half its interval has passed (monotonic µs).
+    /// Pings the watchdog if half its interval has passed (monotonic µs) — called from the
+    /// sampling loop, so a stalled loop stops the pings; and not while standard output or error
+    /// has been stuck in one write for half the interval, so that a reader that stopped gets the
+    /// service restarted (the alarm's saved state then sounds again).
     func watchdog(now: Int64) {
         guard let w = watchdogMicros, now - lastPing >= w / 2 else { return }
+        if OutputStream.standardOutput.stuck(now: now, limit: w / 2) || OutputStream.standardError.stuck(now: now, limit: w / 2) { return }
         lastPing = now
         send("WATCHDOG=1")
     }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import JoltApp
 import JoltCore
+import JoltLinux
 import JoltTrace
 import Testing
 
@@ -149,5 +150,117 @@ struct AlarmIntegrityTests {
         // The grace period is still the running one (500 ms), not the refused file's minute.
         #expect(joltBinary(["arm", "--socket", sock]).code == 0)
         #expect(waitForStatus(sock, "armed", seconds: 3), "\(run.stderr)")
+    }
+}
+
+@Suite("Outputs never block the alarm", .serialized)
+struct StalledOutputTests {
+    @Test("standard output a full pipe nobody reads: the buzzer keeps its cadence and disarm answers within 1 s")
+    func stalledStdout() throws {
+        let sock = socketPath()
+        var text = try String(contentsOfFile: try kioskBoard(socket: sock), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"max_sound_ms\": 300000", with: "\"max_sound_ms\": 0")
+        let board = tempFile(text, name: "kiosk.json")
+        // A pipe filled to the brim before Jolt starts, and never read while it runs.
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let flags = fcntl(fds[1], F_GETFL)
+        _ = fcntl(fds[1], F_SETFL, flags | O_NONBLOCK)
+        var junk = [UInt8](repeating: 0x2E, count: 4096)
+        while write(fds[1], &junk, junk.count) > 0 {}
+        _ = fcntl(fds[1], F_SETFL, flags)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
+        p.arguments = ["run", "--board", board, "--fast", "--forever", "--json"]
+        p.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("JOLT_") }
+        p.standardOutput = FileHandle(fileDescriptor: fds[1], closeOnDealloc: false)
+        let err = Pipe()
+        p.standardError = err
+        let lock = NSLock()
+        nonisolated(unsafe) var edges: [(Date, Bool)] = []
+        nonisolated(unsafe) var errText = ""
+        err.fileHandleForReading.readabilityHandler = { h in
+            let s = String(decoding: h.availableData, as: UTF8.self)
+            let now = Date()
+            lock.lock()
+            errText += s
+            for line in s.split(separator: "\n") where line.contains("line buzzer (simulated GPIO17): ") {
+                edges.append((now, line.hasSuffix("active") && !line.hasSuffix("inactive")))
+            }
+            lock.unlock()
+        }
+        try p.run()
+        close(fds[1])
+        defer {
+            if p.isRunning { p.terminate() }
+            let deadline = Date().addingTimeInterval(3)
+            while p.isRunning && Date() < deadline { usleep(20_000) }
+            if p.isRunning {
+                Issue.record("still running 3 s after SIGTERM (blocked on standard output?)")
+                kill(p.processIdentifier, SIGKILL)
+            }
+            p.waitUntilExit()
+            err.fileHandleForReading.readabilityHandler = nil
+            close(fds[0])
+        }
+        // Let it sound for a while with standard output stuck.
+        let end = Date().addingTimeInterval(12)
+        while Date() < end {
+            usleep(100_000)
+            lock.lock(); let n = edges.count; lock.unlock()
+            if n >= 8 { break }
+        }
+        lock.lock(); let seen = edges; let log = errText; lock.unlock()
+        #expect(seen.count >= 8, "the buzzer sounds although nobody reads standard output: \(log.suffix(600))")
+        for (a, b) in zip(seen, seen.dropFirst()) {
+            #expect(abs(b.0.timeIntervalSince(a.0) * 1000 - 500) < 50, "an edge \(Int(b.0.timeIntervalSince(a.0) * 1000)) ms after the last (cadence 500/500)")
+        }
+        let asked = Date()
+        let disarm = joltBinary(["disarm", "--socket", sock])
+        #expect(disarm.code == 0 && Date().timeIntervalSince(asked) < 1.0, "disarm took \(Date().timeIntervalSince(asked)) s: \(disarm)")
+    }
+
+    @Test("a writer whose reader stopped: new lines past its bound are dropped and counted once the reader is back; nothing blocks the caller")
+    func asyncWriter() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let flags = fcntl(fds[1], F_GETFL)
+        _ = fcntl(fds[1], F_SETFL, flags | O_NONBLOCK)
+        var junk = [UInt8](repeating: 0x2E, count: 4096)
+        while write(fds[1], &junk, junk.count) > 0 {}
+        _ = fcntl(fds[1], F_SETFL, flags)
+        final class Notes: @unchecked Sendable {
+            let lock = NSLock()
+            var items: [String] = []
+            func add(_ s: String) { lock.lock(); items.append(s); lock.unlock() }
+            var all: [String] { lock.lock(); defer { lock.unlock() }; return items }
+        }
+        let notes = Notes()
+        let w = AsyncWriter(fd: fds[1], name: "standard output", capacity: 1000) { notes.add($0) }
+        let start = Date()
+        for i in 0..<100 { w.enqueue(Array("line \(i) of some event text\n".utf8)) }
+        #expect(Date().timeIntervalSince(start) < 0.1, "enqueueing never waits on the reader")
+        usleep(100_000)
+        #expect(w.stuck(now: Sys.monotonicMicros(), limit: 50_000))
+        #expect(notes.all.isEmpty, "nothing said while the reader is away")
+        // The reader comes back.
+        var buf = [UInt8](repeating: 0, count: 65536)
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        var text = ""
+        let until = Date().addingTimeInterval(3)
+        while Date() < until && notes.all.isEmpty {
+            let n = read(fds[0], &buf, buf.count)
+            if n > 0 { text += String(decoding: buf[0..<n], as: UTF8.self) } else { usleep(10_000) }
+        }
+        while true {
+            let n = read(fds[0], &buf, buf.count)
+            if n <= 0 { break }
+            text += String(decoding: buf[0..<n], as: UTF8.self)
+        }
+        let kept = text.components(separatedBy: "of some event text").count - 1
+        #expect(notes.all == ["\(100 - kept) lines dropped while standard output was blocked"], "\(notes.all), \(kept) kept")
+        #expect(kept > 0 && kept < 100)
+        #expect(!w.stuck(now: Sys.monotonicMicros(), limit: 50_000))
     }
 }
