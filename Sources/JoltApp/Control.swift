@@ -16,34 +16,78 @@ final class ControlServer {
     /// Stream lines waiting for the next `flushStream`.
     var streamBatch: [UInt8] = []
     static let maxSubscribers = 4
+    static let maxClients = 16
+    /// Connections refused by their peer credentials.
+    var refusedPeers = 0
     static let maxPending = 256 << 10
 
-    /// The path a server uses when the board does not say: systemd's RuntimeDirectory, /run/jolt
-    /// when writable, $XDG_RUNTIME_DIR, else /tmp/jolt-UID.sock.
-    static func serverPath(_ c: ControlConfig) -> String {
+    /// An environment variable's first path ("a:b" → "a"), nil when unset or empty.
+    static func envPath(_ name: String) -> String? {
+        guard let v = getenv(name).map({ String(cString: $0) }), let first = v.split(separator: ":").first, !first.isEmpty else { return nil }
+        return String(first)
+    }
+
+    /// The path a server uses when the board does not say: systemd's RuntimeDirectory, then
+    /// $XDG_RUNTIME_DIR (a user's own, mode 0700), then /run/jolt when writable. Never a
+    /// guessable path in /tmp, where another user could bind it first.
+    static func serverPath(_ c: ControlConfig) throws(JoltError) -> String {
         if let p = c.socket { return p }
-        if let d = getenv("RUNTIME_DIRECTORY") { return String(cString: d).split(separator: ":").first.map(String.init)! + "/jolt.sock" }
+        if let d = envPath("RUNTIME_DIRECTORY") { return d + "/jolt.sock" }
+        if let x = envPath("XDG_RUNTIME_DIR") { return x + "/jolt.sock" }
         if access("/run/jolt", W_OK) == 0 { return "/run/jolt/jolt.sock" }
-        if let x = getenv("XDG_RUNTIME_DIR") { return String(cString: x) + "/jolt.sock" }
-        return "/tmp/jolt-\(getuid()).sock"
+        throw JoltError(.cannotCreate, "no safe place for the control socket: run Jolt as its service (RuntimeDirectory=jolt), log in so that $XDG_RUNTIME_DIR is set, or give control.socket in the board profile")
     }
 
     /// The paths a client tries, in order, when not told: where servers put it.
     static func clientPaths() -> [String] {
         var p = ["/run/jolt/jolt.sock"]
-        if let x = getenv("XDG_RUNTIME_DIR") { p.append(String(cString: x) + "/jolt.sock") }
-        p.append("/tmp/jolt-\(getuid()).sock")
+        if let x = envPath("XDG_RUNTIME_DIR") { p.append(x + "/jolt.sock") }
         return p
     }
 
+    /// Why a client must not trust the socket at `path`, or nil: it must be a socket owned by
+    /// root, by the client's own user, or by the service's user (`jolt`). Another local user
+    /// could otherwise bind a socket where Jolt's is expected and answer "alarm armed".
+    static func untrusted(_ path: String) -> String? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }   // connect reports what is missing
+        guard st.st_mode & S_IFMT == S_IFSOCK else { return "\(path) is not a socket" }
+        if st.st_uid == 0 || st.st_uid == getuid() || st.st_uid == geteuid() { return nil }
+        if let pw = getpwnam("jolt"), pw.pointee.pw_uid == st.st_uid { return nil }
+        let owner = getpwuid(st.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(st.st_uid)"
+        return "\(path) belongs to \(owner), not root, you or the jolt service: refusing to trust what answers there"
+    }
+
+    /// Who may use the socket besides its mode: root, the user Jolt runs as, and members of the
+    /// socket's group (the service's control group). Checked on each connection with the
+    /// kernel's peer credentials, so a file mode loosened by mistake opens nothing.
+    static func allowed(uid: uid_t, gid: gid_t, socketGroup: gid_t) -> Bool {
+        if uid == 0 || uid == geteuid() || gid == socketGroup { return true }
+        guard let pw = getpwuid(uid) else { return false }
+        // Supplementary groups: is the peer's user a member of the socket's group?
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        if getgrouplist(pw.pointee.pw_name, pw.pointee.pw_gid, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count))
+            guard getgrouplist(pw.pointee.pw_name, pw.pointee.pw_gid, &groups, &count) >= 0 else { return false }
+        }
+        return groups.prefix(Int(count)).contains(socketGroup)
+    }
+
+    /// The group that may use the socket (the folder's or the process's).
+    let group: gid_t
+
     init(config: ControlConfig) throws(JoltError) {
-        path = Self.serverPath(config)
+        path = try Self.serverPath(config)
+        group = getegid()
         do {
             fd = try UnixSocket.listen(path: path, mode: mode_t(config.mode))
         } catch {
             switch error.rawValue {
             case EADDRINUSE:
                 throw JoltError(.tempFailure, "another jolt is already listening on \(path): stop it first (systemctl stop jolt), or give this board its own control.socket")
+            case EEXIST:
+                throw JoltError(.cannotCreate, "\(path) exists and is not a socket: refusing to replace it; give control.socket a path of its own")
             case EACCES, EPERM:
                 throw JoltError(.noPermission, "permission denied creating the control socket \(path): choose a folder Jolt may write (control.socket in the board profile)")
             case ENOENT:
@@ -61,7 +105,19 @@ final class ControlServer {
     /// `handler`. Clients silent for 2 s are dropped. Never blocks.
     func service(now: Int64, handler: (String) -> String) {
         while let c = UnixSocket.accept(fd) {
-            if clients.count >= 16 { Glibc.close(c); continue }
+            guard let peer = UnixSocket.peer(c), Self.allowed(uid: peer.uid, gid: peer.gid, socketGroup: group) else {
+                let no = "{\"ok\":false,\"error\":\"not allowed: only root, the service's user and its group may use this socket\"}\n"
+                _ = no.utf8CString.withUnsafeBufferPointer { b in send(c, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                Glibc.close(c)
+                refusedPeers += 1
+                continue
+            }
+            // Full: the client that has waited longest without sending a request makes room, so
+            // idle or slow connections never lock out status and disarm.
+            if clients.count >= Self.maxClients, let oldest = clients.indices.min(by: { clients[$0].opened < clients[$1].opened }) {
+                Glibc.close(clients[oldest].fd)
+                clients.remove(at: oldest)
+            }
             clients.append((c, [], now))
         }
         var i = 0
@@ -87,7 +143,7 @@ final class ControlServer {
                 clients.remove(at: i)
                 continue
             }
-            if gone || now - clients[i].opened > 2_000_000 || clients[i].buffer.count > 1024 {
+            if gone || now - clients[i].opened > 1_000_000 || clients[i].buffer.count > 1024 {
                 Glibc.close(clients[i].fd)
                 clients.remove(at: i)
                 continue
@@ -205,6 +261,7 @@ enum ControlClient {
         var tried: String = paths[0]
         for path in paths {
             tried = path
+            if let why = ControlServer.untrusted(path) { throw JoltError(.noPermission, why) }
             let fd: Int32
             do { fd = try UnixSocket.connect(path: path) } catch {
                 lastError = error

@@ -177,6 +177,7 @@ final class StreamClient {
     static func connect(socket: String?, explicit: Bool) throws(JoltError) -> StreamClient? {
         let paths = socket.map { [$0] } ?? ControlServer.clientPaths()
         for path in paths {
+            if let why = ControlServer.untrusted(path) { throw JoltError(.noPermission, why) }
             guard let fd = try? UnixSocket.connect(path: path) else { continue }
             var tv = timeval(tv_sec: 5, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))

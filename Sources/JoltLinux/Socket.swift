@@ -29,7 +29,12 @@ public enum UnixSocket {
             Glibc.close(fd)
             throw Errno(EADDRINUSE)
         }
-        unlink(path)
+        // Only a stale socket is replaced: a path that names anything else is never unlinked.
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            guard st.st_mode & S_IFMT == S_IFSOCK else { throw Errno(EEXIST) }
+            unlink(path)
+        }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         if fd < 0 { throw Errno.current }
         var (addr, len) = try address(path)
@@ -44,7 +49,7 @@ public enum UnixSocket {
             Glibc.close(fd)
             throw e
         }
-        if chmod(path, mode) < 0 || Glibc.listen(fd, 8) < 0 {
+        if chmod(path, mode) < 0 || Glibc.listen(fd, 64) < 0 {
             let e = Errno.current
             Glibc.close(fd)
             throw e
@@ -66,6 +71,14 @@ public enum UnixSocket {
             throw e
         }
         return fd
+    }
+
+    /// The peer's user and group (`SO_PEERCRED`), as the kernel saw them at connect.
+    public static func peer(_ fd: Int32) -> (pid: Int32, uid: uid_t, gid: gid_t)? {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0, gid: UInt32 = 0
+        guard jolt_peercred(fd, &pid, &uid, &gid) == 0 else { return nil }
+        return (pid, uid_t(uid), gid_t(gid))
     }
 
     /// Accepts a pending connection, non-blocking; nil when none is waiting.

@@ -264,3 +264,123 @@ struct StalledOutputTests {
         #expect(!w.stuck(now: Sys.monotonicMicros(), limit: 50_000))
     }
 }
+
+@Suite("The control socket: only its users, never locked out, never impersonated", .serialized)
+struct ControlSocketSecurityTests {
+    /// A connection to `path` that sends `text` (maybe nothing) and then just stays open.
+    func hold(_ path: String, sending text: String) -> Int32? {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { b in for (i, c) in path.utf8.enumerated() { b[i] = c } }
+        _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        let r = withUnsafePointer(to: &addr) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard r == 0 else { close(fd); return nil }
+        if !text.isEmpty { _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
+        return fd
+    }
+
+    @Test("200 idle and 16 slow clients: status and disarm still answer within 1 s")
+    func starvation() throws {
+        let sock = socketPath()
+        var text = try String(contentsOfFile: try kioskBoard(socket: sock), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"motion\": \"lift\"", with: "\"motion\": \"rest\"")
+        let run = try BackgroundJolt(["run", "--board", tempFile(text, name: "kiosk.json")])
+        defer { _ = run.stop() }
+        #expect(run.wait(for: "control socket \(sock)"), "\(run.stderr)")
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for i in 0..<216 {
+            if let fd = hold(sock, sending: i < 200 ? "" : "sta") { held.append(fd) }
+            if i % 20 == 0 { usleep(5_000) }
+        }
+        #expect(held.count >= 150, "\(held.count) connections held")
+        for command in ["status", "disarm"] {
+            let asked = Date()
+            let r = joltBinary([command, "--socket", sock])
+            let took = Date().timeIntervalSince(asked)
+            #expect(r.code == 0 && took < 1.0, "\(command) took \(took) s: \(r)")
+        }
+    }
+
+    @Test("a peer outside root, the service's user and its group is refused by its credentials, whatever the file mode")
+    func peerCredentials() throws {
+        try #require(getuid() == 0, "needs root to connect as the user nobody")
+        let dir = NSTemporaryDirectory() + "jolt-open-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        chmod(dir, 0o755)
+        let path = dir + "/jolt.sock"
+        // A mode that would let anyone in (the profile loader refuses this; a mistake by hand).
+        nonisolated(unsafe) let server = try ControlServer(config: ControlConfig(socket: path, mode: 0o666))
+        defer { server.close() }
+        nonisolated(unsafe) var done = false
+        let t = Thread {
+            while !done {
+                server.service(now: Sys.monotonicMicros()) { _ in "{\"ok\":true,\"alarm\":true,\"state\":\"disarmed\",\"since\":0}" }
+                usleep(5_000)
+            }
+        }
+        t.start()
+        defer { done = true; usleep(20_000) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", packageRoot + "/.build/debug/jolt", "disarm", "--socket", path]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 1 && message.contains("not allowed"), "\(p.terminationStatus): \(message)")
+        #expect(server.refusedPeers == 1)
+        // Root (the test) is let in.
+        #expect(joltBinary(["status", "--socket", path]).code == 0)
+    }
+
+    @Test("a socket bound by another user is not trusted by the client")
+    func impostor() throws {
+        try #require(getuid() == 0, "needs root to give the socket to another user")
+        let path = socketPath()
+        let server = try ControlServer(config: ControlConfig(socket: path, mode: 0o660))
+        defer { server.close() }
+        let nobody = try #require(getpwnam("nobody")).pointee.pw_uid
+        #expect(lchown(path, nobody, gid_t.max) == 0)
+        let r = joltBinary(["disarm", "--socket", path])
+        #expect(r.code == 77 && r.error.contains("belongs to nobody") && r.error.contains("refusing to trust"), "\(r)")
+    }
+
+    @Test("control.socket naming a regular file: refused, the file untouched; no socket in /tmp; an empty RUNTIME_DIRECTORY is no crash")
+    func paths() throws {
+        let file = tempFile("precious", name: "notes.txt")
+        var text = try String(contentsOfFile: try kioskBoard(socket: file), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"motion\": \"lift\"", with: "\"motion\": \"rest\"")
+        let r = joltBinary(["run", "--board", tempFile(text, name: "kiosk.json"), "--seconds", "1"])
+        #expect(r.code == 73 && r.error.contains("is not a socket: refusing to replace it"), "\(r)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious")
+        // No control.socket, no RUNTIME_DIRECTORY, no XDG_RUNTIME_DIR: a clear error, never /tmp.
+        var plain = try String(contentsOfFile: packageRoot + "/boards/kiosk-alarm.json", encoding: .utf8)
+        plain = plain.replacingOccurrences(of: "\"motion\": \"lift\"", with: "\"motion\": \"rest\"")
+        let board = tempFile(plain, name: "kiosk.json")
+        for env in [["RUNTIME_DIRECTORY": ""], ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": ""]] {
+            var e = ProcessInfo.processInfo.environment
+            e["XDG_RUNTIME_DIR"] = nil
+            for (k, v) in env { e[k] = v }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
+            p.arguments = ["run", "--board", board, "--seconds", "1"]
+            p.environment = e
+            let err = Pipe()
+            p.standardError = err
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            if access("/run/jolt", W_OK) != 0 {
+                #expect(p.terminationStatus == 73 && message.contains("no safe place for the control socket"), "\(p.terminationStatus): \(message)")
+            } else {
+                #expect(p.terminationStatus == 0, "\(message)")
+            }
+            #expect(!message.contains("/tmp/jolt-"))
+        }
+    }
+}

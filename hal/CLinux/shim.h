@@ -22,6 +22,17 @@ static inline int jolt_pipe2(int fds[2], int flags) { return pipe2(fds, flags); 
 /// accept4(2): accept with SOCK_CLOEXEC / SOCK_NONBLOCK set atomically.
 static inline int jolt_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
 
+/// SO_PEERCRED (socket(7)): the pid, uid and gid of a Unix socket's peer, as the kernel saw
+/// them at connect. struct ucred is declared only under _GNU_SOURCE: laid out here as glibc has it.
+struct jolt_ucred { int pid; unsigned int uid; unsigned int gid; };
+static inline int jolt_peercred(int fd, int *pid, unsigned int *uid, unsigned int *gid) {
+    struct jolt_ucred c;
+    socklen_t len = sizeof c;
+    int r = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len);
+    if (r == 0) { *pid = c.pid; *uid = c.uid; *gid = c.gid; }
+    return r;
+}
+
 /// TIOCGWINSZ: the terminal's size in characters (0 when it is not a terminal).
 static inline int jolt_window_size(int fd, unsigned short *rows, unsigned short *cols) {
     struct winsize w = {0};
