@@ -25,6 +25,8 @@ public struct MQTTConfig: Sendable, Equatable {
     public var outboxMaxEvents = 10_000
     /// A code commands must carry (`{"command": "disarm", "code": "1234"}`), when set.
     public var commandCode: String?
+    /// Whether disarm is taken over MQTT: only with a code (the default when one is set).
+    public var remoteDisarm = false
     public init() {}
 }
 
@@ -102,6 +104,13 @@ extension BoardProfile {
             guard !c.isEmpty else { throw r.fail("command_code", r.node("command_code"), "must not be empty (leave it out for no code)") }
             m.commandCode = c
         }
+        m.remoteDisarm = m.commandCode != nil
+        if let d = try r.bool("remote_disarm") {
+            guard !d || m.commandCode != nil else {
+                throw r.fail("remote_disarm", r.node("remote_disarm"), "needs mqtt.command_code: anyone who can publish to the broker could otherwise disarm the alarm")
+            }
+            m.remoteDisarm = d
+        }
         try r.finish()
         return m
     }
@@ -116,7 +125,11 @@ final class MQTTBridge: @unchecked Sendable {
     let link: MQTTLink
     let commandWake: WakeChannel
     let lock = Lock()
-    var commands: [[UInt8]] = []
+    var commands: [[UInt8]?] = []
+    /// Commands dropped because too many came at once.
+    var droppedCommands = 0
+    /// Wrong codes and lockouts, kept with the alarm's state.
+    var remote: RemoteGuard
     let hasAlarm: Bool
 
     var base: String { config.topicPrefix + "/" + config.device }
@@ -128,9 +141,10 @@ final class MQTTBridge: @unchecked Sendable {
     var shakeTopic: String { base + "/shake" }
     var faceDownTopic: String { base + "/face_down" }
 
-    init(config: MQTTConfig, board: BoardProfile) throws(JoltError) {
+    init(config: MQTTConfig, board: BoardProfile, stateDirectory: String? = nil) throws(JoltError) {
         self.config = config
         hasAlarm = board.alarm != nil
+        remote = RemoteGuard(directory: stateDirectory)
         let outbox: Outbox
         do {
             outbox = try Outbox(directory: config.outboxPath, capacity: config.outboxMaxEvents)
@@ -160,8 +174,13 @@ final class MQTTBridge: @unchecked Sendable {
         if outbox.entries.count > 0 { Log.info("mqtt: \(outbox.entries.count) events from an earlier run wait in the outbox") }
         let wake = commandWake
         link.onMessage = { [unowned self] _, payload in
-            lock.with { commands.append(payload) }
-            wake.signal()
+            // Bounded: a flood of commands costs a count, not memory or the sampling thread's time.
+            let queued = lock.with { () -> Bool in
+                guard commands.count < 32 else { droppedCommands += 1; return false }
+                commands.append(payload)
+                return true
+            }
+            if queued { wake.signal() }
         }
         let where_ = "\(config.host):\(config.port)"
         let user = config.username
@@ -174,6 +193,11 @@ final class MQTTBridge: @unchecked Sendable {
             case .lost(let why): Log.warning("mqtt: connection to \(where_) lost (\(why)); reconnecting, events wait in the outbox")
             case .dropped(let n): Log.warning("mqtt: the outbox is full (\(config.outboxMaxEvents) events): dropped the \(n) oldest")
             }
+        }
+        let h = config.host.lowercased()
+        let loopback = h == "localhost" || h.hasPrefix("127.") || h == "::1" || h == "[::1]"
+        if config.password != nil && config.caFile == nil && !loopback {
+            Log.warning("mqtt: the password goes to \(config.host) in plain text: use TLS (mqtt.tls.ca_file, port 8883)")
         }
     }
 
@@ -211,7 +235,7 @@ final class MQTTBridge: @unchecked Sendable {
     var commandFD: Int32 { commandWake.fd }
 
     /// Commands received since the last call (on the sampling thread).
-    func takeCommands() -> [[UInt8]] {
+    func takeCommands() -> [[UInt8]?] {
         commandWake.drain()
         return lock.with {
             defer { commands.removeAll() }
@@ -221,7 +245,8 @@ final class MQTTBridge: @unchecked Sendable {
 
     /// Decides on a command: what to do, or why not. `{"command": "arm", "code": "…"}` or a bare
     /// `arm` / `disarm`.
-    func judge(_ payload: [UInt8]) -> (command: String, refusal: String?) {
+    func judge(_ given: [UInt8]?, now: Int64 = WallClock.nowMicros()) -> (command: String, refusal: String?) {
+        guard let payload = given else { return ("?", "a command larger than \(MQTTLink.maxPayload) bytes: ignored") }
         var command = String(decoding: payload.filter { $0 != 0x0A }, as: UTF8.self).trimmingSpaces
         var code: String?
         if command.hasPrefix("{") {
@@ -239,7 +264,24 @@ final class MQTTBridge: @unchecked Sendable {
             return (command, "commands need an authenticated connection: set mqtt.username and a password, with anonymous access off on the broker")
         }
         guard hasAlarm else { return (command, "this board has no alarm") }
-        if let want = config.commandCode, code != want { return (command, code == nil || code == "" ? "a code is required" : "wrong code") }
+        if command == "disarm" && !config.remoteDisarm {
+            return (command, "disarm over MQTT is off: set mqtt.command_code (and remote_disarm) to allow it")
+        }
+        if let left = remote.lockedFor(now: now) {
+            remote.refusedLocked()
+            return (command, "locked out for \(Self.duration(left)) after too many wrong codes")
+        }
+        if let want = config.commandCode {
+            guard let code, RemoteGuard.same(code, want) else {
+                if let length = remote.failed(now: now) {
+                    let what = "\(RemoteGuard.triesBeforeLockout) wrong codes: remote commands locked out for \(Self.duration(length))"
+                    Log.warning("mqtt: \(what)")
+                    return (command, what)
+                }
+                return (command, code == nil || code == "" ? "a code is required" : "wrong code")
+            }
+            remote.succeeded()
+        }
         return (command, nil)
     }
 
@@ -249,6 +291,14 @@ final class MQTTBridge: @unchecked Sendable {
         if let s = state { f.append("\"state\":\"\(EventRecord.alarmName(s))\"") }
         f.append("\"device\":" + JSONText.quote(config.device))
         link.send(topic: resultTopic, payload: "{" + f.joined(separator: ",") + "}")
+    }
+
+    /// "4 min", "1 h 4 min", "30 s".
+    static func duration(_ micros: Int64) -> String {
+        let s = (micros + 999_999) / 1_000_000
+        if s < 60 { return "\(s) s" }
+        let m = (s + 59) / 60
+        return m < 60 ? "\(m) min" : "\(m / 60) h\(m % 60 == 0 ? "" : " \(m % 60) min")"
     }
 
     /// Home Assistant MQTT discovery: (topic, retained config) for each entity.

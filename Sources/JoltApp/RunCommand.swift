@@ -186,7 +186,7 @@ final class RunCommand {
             }
         }
         if let m = board.mqtt {
-            let b = try MQTTBridge(config: m, board: board)
+            let b = try MQTTBridge(config: m, board: board, stateDirectory: store?.directory)
             b.start(board: board, sensor: "\(sensor.identity) on \(hw.busName)", alarm: alarm)
             bridge = b
         }
@@ -358,7 +358,12 @@ final class RunCommand {
         for payload in b.takeCommands() {
             let (command, refusal) = b.judge(payload)
             if let why = refusal {
-                Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)")
+                // Wrong codes are answered but not logged one by one (the lockout is, once);
+                // while locked out, tries are counted and not answered: a flood costs nothing.
+                if why.hasPrefix("locked out") { continue }
+                if why != "wrong code" && why != "a code is required" && !why.contains("remote commands locked out") {
+                    Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)")
+                }
                 b.answer(command, ok: false, error: why, state: alarm?.state)
                 continue
             }

@@ -11,7 +11,11 @@ final class MQTTConnection {
     var onConnect: ((Int32) -> Void)?
     var onDisconnect: ((Int32) -> Void)?
     var onPublish: ((Int32) -> Void)?
-    var onMessage: ((String, [UInt8]) -> Void)?
+    /// A message on a subscribed topic: its payload, or nil when it was larger than
+    /// `maxPayload` (then nothing of it was copied).
+    var onMessage: ((String, [UInt8]?) -> Void)?
+    /// The largest payload taken, bytes.
+    static let maxPayload = 1024
 
     private static let initialised: Bool = {
         mosquitto_lib_init()
@@ -37,7 +41,7 @@ final class MQTTConnection {
         mosquitto_message_callback_set(h) { _, obj, message in
             guard let message, let topic = message.pointee.topic else { return }
             let n = Int(message.pointee.payloadlen)
-            let bytes = n > 0 ? Array(UnsafeRawBufferPointer(start: message.pointee.payload, count: n)) : []
+            let bytes: [UInt8]? = n > MQTTConnection.maxPayload ? nil : (n > 0 ? Array(UnsafeRawBufferPointer(start: message.pointee.payload, count: n)) : [])
             Unmanaged<MQTTConnection>.fromOpaque(obj!).takeUnretainedValue().onMessage?(String(cString: topic), bytes)
         }
     }

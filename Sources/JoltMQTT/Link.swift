@@ -68,7 +68,10 @@ public final class MQTTLink: @unchecked Sendable {
     var droppedReported = 0
 
     /// Called on the link's thread for each message on a subscribed topic.
-    public var onMessage: (@Sendable (String, [UInt8]) -> Void)?
+    /// A message on a subscribed topic; nil for one larger than `maxPayload` (not copied).
+    public var onMessage: (@Sendable (String, [UInt8]?) -> Void)?
+    /// The largest command payload taken, bytes.
+    public static var maxPayload: Int { MQTTConnection.maxPayload }
     /// Called on the link's thread when something worth a log line happens.
     public var onNote: (@Sendable (Note) -> Void)?
 

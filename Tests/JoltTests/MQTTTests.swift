@@ -430,3 +430,102 @@ struct MQTTTests {
         }
     }
 }
+
+@Suite("MQTT commands that cannot be guessed or flooded", .serialized)
+struct MQTTAttackTests {
+    /// `jolt run` on the kiosk board lifted at once (triggered within seconds), with `mqtt`.
+    func triggeredKiosk(_ sock: String, mqtt: String, stateDir: String? = nil) throws -> BackgroundJolt {
+        let board = try kioskBoard(socket: sock, extra: mqtt)
+        return try BackgroundJolt(["run", "--board", board, "--trace", liftTrace(), "--fast", "--forever"] + (stateDir.map { ["--state-dir", $0] } ?? []))
+    }
+
+    func waitTriggered(_ sock: String) -> Bool {
+        let end = Date().addingTimeInterval(15)
+        while Date() < end {
+            if joltBinary(["status", "--socket", sock]).out.contains("alarm triggered") { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    @Test("without a command code, disarm over MQTT is refused; remote_disarm without a code is a configuration error")
+    func noCodeNoDisarm() throws {
+        let broker = try Broker()
+        let sub = try broker.subscribe(["jolt/kiosk-1/result"])
+        defer { sub.stop() }
+        let sock = socketPath()
+        let run = try triggeredKiosk(sock, mqtt: broker.mqttConfig())
+        defer { _ = run.stop() }
+        #expect(waitTriggered(sock), "\(run.stderr)")
+        try broker.publish("jolt/kiosk-1/set", "disarm")
+        #expect(sub.wait { $0.contains { $0.1.contains("disarm over MQTT is off") } }, "\(sub.messages)")
+        #expect(joltBinary(["status", "--socket", sock]).out.contains("alarm triggered"))
+        let bad = tempFile(#"{"bus": "sim", "mqtt": {"host": "h", "username": "u", "password": "p", "remote_disarm": true}}"#, name: "bad.json")
+        let r = joltBinary(["run", "--board", bad, "--fast", "--seconds", "1"])
+        #expect(r.code == 78 && r.error.contains("mqtt.remote_disarm: needs mqtt.command_code"), "\(r)")
+    }
+
+    @Test("all 10,000 four-digit codes as fast as the broker takes them: locked out after 5, the alarm still sounding, one lockout line")
+    func bruteForce() throws {
+        let broker = try Broker()
+        let sub = try broker.subscribe(["jolt/kiosk-1/result"])
+        defer { sub.stop() }
+        let sock = socketPath()
+        let dir = NSTemporaryDirectory() + "jolt-state-\(UUID())"
+        let mqtt = broker.mqttConfig().replacingOccurrences(of: #""device": "kiosk-1","#, with: #""device": "kiosk-1", "command_code": "4711","#)
+        let run = try triggeredKiosk(sock, mqtt: mqtt, stateDir: dir)
+        defer { _ = run.stop() }
+        #expect(waitTriggered(sock), "\(run.stderr)")
+        // One mosquitto_pub, one message per line: 0000 … 9999, the right code among them.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
+        p.arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", Broker.user, "-P", Broker.password, "-q", "1", "-t", "jolt/kiosk-1/set", "-l"]
+        let input = Pipe()
+        p.standardInput = input
+        try p.run()
+        var lines = ""
+        for c in 0..<10_000 { lines += #"{"command": "disarm", "code": "\#(String(format: "%04d", c))"}"# + "\n" }
+        input.fileHandleForWriting.write(Data(lines.utf8))
+        try input.fileHandleForWriting.close()
+        p.waitUntilExit()
+        #expect(sub.wait { $0.contains { $0.1.contains("locked out for") } }, "\(sub.messages.suffix(3))")
+        usleep(500_000)
+        #expect(joltBinary(["status", "--socket", sock]).out.contains("alarm triggered"), "still sounding after the brute force")
+        let results = sub.messages.compactMap { json($0.1) }
+        #expect(results.filter { ($0["error"] as? String) == "wrong code" }.count == 4, "four wrong codes answered as such")
+        #expect(!results.contains { ($0["ok"] as? Bool) == true }, "no command went through")
+        #expect(run.stderr.components(separatedBy: "remote commands locked out").count - 1 == 1, "one log line per lockout")
+        // Counted across restarts: the lockout is on disk.
+        let saved = try String(contentsOfFile: dir + "/remote-commands.json", encoding: .utf8)
+        #expect(saved.contains("\"lockouts\":1"), "\(saved)")
+    }
+
+    @Test("a 100 MB command: ignored without being copied, and not one sample lost")
+    func hugePayload() throws {
+        let broker = try Broker()
+        let sock = socketPath()
+        var board = try String(contentsOfFile: try kioskBoard(socket: sock, extra: broker.mqttConfig()), encoding: .utf8)
+        board = board.replacingOccurrences(of: "\"motion\": \"lift\"", with: "\"motion\": \"rest\"")
+        let run = try BackgroundJolt(["run", "--board", tempFile(board, name: "kiosk.json"), "--seconds", "5"])
+        #expect(run.wait(for: "mqtt: connected"), "\(run.stderr)")
+        let big = NSTemporaryDirectory() + "big-\(UUID()).bin"
+        #expect(FileManager.default.createFile(atPath: big, contents: Data(repeating: 0x61, count: 100 << 20)))
+        defer { unlink(big) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
+        p.arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", Broker.user, "-P", Broker.password, "-q", "1", "-t", "jolt/kiosk-1/set", "-f", big]
+        try p.run()
+        let asked = Date()
+        let status = joltBinary(["status", "--socket", sock])
+        #expect(status.code == 0 && Date().timeIntervalSince(asked) < 1, "status while the payload arrives: \(status)")
+        p.waitUntilExit()
+        let deadline = Date().addingTimeInterval(10)
+        while run.process.isRunning && Date() < deadline { usleep(50_000) }
+        #expect(run.process.terminationStatus == 0, "\(run.stderr)")
+        let summary = try #require(run.stderr.split(separator: "\n").first { $0.contains("stopped: ") })
+        let samples = Int(summary.split(separator: " ")[2]) ?? 0
+        #expect(samples >= 500 && samples <= 502, "\(summary)")
+        for word in ["overflow", "skipped", "missing", "fault"] { #expect(!run.stderr.contains(word), "\(run.stderr)") }
+        #expect(run.stderr.contains("larger than 1024 bytes"), "the refusal is logged: \(run.stderr.suffix(400))")
+    }
+}
