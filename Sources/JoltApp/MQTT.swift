@@ -192,6 +192,7 @@ final class MQTTBridge: @unchecked Sendable {
             case .unreachable(let why): Log.warning("mqtt: cannot reach the broker at \(why); retrying, events wait in the outbox")
             case .lost(let why): Log.warning("mqtt: connection to \(where_) lost (\(why)); reconnecting, events wait in the outbox")
             case .dropped(let n): Log.warning("mqtt: the outbox is full (\(config.outboxMaxEvents) events): dropped the \(n) oldest")
+            case .quarantined(let place, let why): Log.error("mqtt: an event the broker library refuses (\(why)) was moved aside to \(place); the events after it go on")
             }
         }
         let h = config.host.lowercased()

@@ -57,6 +57,8 @@ final class RunCommand {
     /// When the alarm entered its state, wall clock µs.
     var alarmSinceWall = WallClock.nowMicros()
     var alarmStarted = false
+    /// Tampers seen while the alarm was already sounding, since it last triggered.
+    var tamperRepeats = 0
     var keySwitchLast: Bool?
     /// Stream time of the next sample, µs: the clock commands are applied on.
     var streamNow: Int64 = 0
@@ -340,6 +342,7 @@ final class RunCommand {
     /// An alarm transition: an event, the buzzer, systemd's status.
     func alarmChanged(_ tr: AlarmTransition, at t: Int64, reference: Vec3?) {
         tamperReference = tr.to == .armed || tr.to == .triggered ? (reference ?? tamperReference) : nil
+        if tr.to == .triggered { tamperRepeats = 0 }
         alarmSinceWall = WallClock.nowMicros()
         store?.save(SavedAlarm(state: tr.to, sinceWallMicros: alarmSinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference))
         emit(EventRecord(t: t, kind: .alarm(tr)))
@@ -379,7 +382,7 @@ final class RunCommand {
     func control<D: SampleDetector>(_ line: String, detectors d: inout D) -> String {
         func state() -> String {
             guard let a = alarm else { return "\"alarm\":false" }
-            return "\"alarm\":true,\"state\":\"\(EventRecord.alarmName(a.state))\",\"since\":\(EventRecord.seconds(a.since)),\"since_utc\":\"\(WallClock.iso8601(alarmSinceWall))\""
+            return "\"alarm\":true,\"state\":\"\(EventRecord.alarmName(a.state))\",\"since\":\(EventRecord.seconds(a.since)),\"since_utc\":\"\(WallClock.iso8601(alarmSinceWall))\",\"tamper_repeats\":\(tamperRepeats)"
         }
         switch line {
         case "arm", "disarm":
@@ -589,9 +592,16 @@ final class RunCommand {
                         r.tamperReference = d.tamperReference
                         rearmTamper = false
                     }
-                    if !e.isEmpty {
+                    // One tamper per triggering: while the alarm sounds, further tampers are
+                    // counted (jolt status shows them), not printed or published again.
+                    var shown = e
+                    if e.contains(.tamper), r.alarm?.state == .triggered {
+                        shown.remove(.tamper)
+                        r.tamperRepeats += 1
+                    }
+                    if !shown.isEmpty {
                         records.removeAll(keepingCapacity: true)
-                        EventBuilder.records(e, at: s.t, detectors: d, settings: settings, into: &records)
+                        EventBuilder.records(shown, at: s.t, detectors: d, settings: settings, into: &records)
                         for rec in records { r.emit(rec) }
                     }
                     if r.alarm != nil, let tr = r.alarm!.step(e, at: s.t, detectors: &d) {

@@ -97,14 +97,30 @@ public struct Tamper: Sendable {
         if lastFired != .min && t - lastFired < holdoff { return false }
         var fired = moving >= motionBuckets
         if !fired {
-            let dot = g.dot(reference)
-            // |g|²·|r|² ≤ ~1e15 mg⁴ even mid-motion; cos² is Q30. Dropping 15 bits from each factor
-            // keeps the product below 2^63 and equal to |g|²·|r|²·cos²θ.
-            let rhs = ((g.lengthSquared * reference2) >> 15) * (cos2Q30 >> 15)
+            // With every component within ±16383 mg (any chip's range up to ±16 g), dot² and
+            // |g|²·|r|² stay below 9·2^56 < 2^63; cos² is Q30, and dropping 15 bits from each
+            // factor keeps |g|²·|r|²·cos²θ below 2^63 too. Larger readings (a trace may hold up to
+            // 1000 g) are scaled down together first: the angle is the same, nothing can trap.
+            var gv = g, rv = reference, r2 = reference2
+            let big = Swift.max(Tamper.magnitude(g), Tamper.magnitude(reference))
+            if big > 16_383 {
+                var k: Int32 = 1
+                while big >> Int64(k) > 16_383 { k += 1 }
+                gv = Vec3(g.x >> k, g.y >> k, g.z >> k)
+                rv = Vec3(reference.x >> k, reference.y >> k, reference.z >> k)
+                r2 = rv.lengthSquared
+            }
+            let dot = gv.dot(rv)
+            let rhs = ((gv.lengthSquared * r2) >> 15) * (cos2Q30 >> 15)
             fired = dot < 0 || dot * dot < rhs
         }
         if fired { lastFired = t }
         return fired
+    }
+
+    /// The largest absolute component, mg.
+    @inlinable static func magnitude(_ v: Vec3) -> Int64 {
+        Swift.max(Swift.max(abs(Int64(v.x)), abs(Int64(v.y))), abs(Int64(v.z)))
     }
 
     /// Forgets motion history (a gap in the data); stays armed with the same reference.

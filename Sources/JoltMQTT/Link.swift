@@ -36,6 +36,8 @@ public final class MQTTLink: @unchecked Sendable {
         case unreachable(String)
         case lost(String)
         case dropped(Int)
+        /// An event the library refuses to publish was moved aside (where, and why).
+        case quarantined(String, String)
     }
 
     let settings: Settings
@@ -308,6 +310,12 @@ public final class MQTTLink: @unchecked Sendable {
         let due = lock.with { outbox.entries.filter { !flying.contains($0.seq) }.prefix(settings.window - inflight.count) }
         for e in due {
             let (rc, mid) = c.publish(topic: e.topic, payload: e.payload, qos: 1, retain: false)
+            // Refused for what it is, not for the connection: moved aside, the rest flows.
+            if [MOSQ_ERR_INVAL, MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_MALFORMED_UTF8, MOSQ_ERR_OVERSIZE_PACKET].map(\.rawValue).contains(rc) {
+                let place = lock.with { outbox.quarantine(seq: e.seq) }
+                note(.quarantined(place ?? "(dropped)", MQTTConnection.describe(rc)))
+                continue
+            }
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 if !dropConnection { note(.lost(MQTTConnection.describe(rc))) }
                 dropConnection = true

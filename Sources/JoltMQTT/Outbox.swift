@@ -87,6 +87,7 @@ public final class Outbox {
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             off += n
         }
@@ -97,6 +98,21 @@ public final class Outbox {
             return false
         }
         return true
+    }
+
+    /// Moves an event the library refuses to publish (a topic with a wildcard, a payload it
+    /// cannot send) out of the way, into `quarantine/` beside the queue, so that the events
+    /// after it flow. Returns where it went (nil: memory only).
+    @discardableResult
+    public func quarantine(seq: UInt64) -> String? {
+        guard let i = entries.firstIndex(where: { $0.seq == seq }) else { return nil }
+        entries.remove(at: i)
+        guard let p = path(seq), let d = directory else { return nil }
+        let q = d + "/quarantine"
+        mkdir(q, 0o750)
+        let dest = q + "/" + (p.split(separator: "/").last.map(String.init) ?? "\(seq).msg")
+        if rename(p, dest) != 0 { unlink(p); return nil }
+        return dest
     }
 
     /// Forgets an event the broker has acknowledged.

@@ -62,6 +62,11 @@ public struct TraceParser: Sendable {
 
     /// What the comments and header said so far.
     public private(set) var header = TraceHeader()
+    /// `# key: value` comments not kept because the metadata reached `maxMetadataBytes`.
+    public private(set) var droppedComments = 0
+    var metadataBytes = 0
+    /// The most metadata kept (keys and values), bytes.
+    public static let maxMetadataBytes = 256 << 10
     @usableFromInline var fields: [Field] = []
     @usableFromInline var lastT: Int64 = .min
     @usableFromInline var lastTLine = 0
@@ -104,7 +109,13 @@ public struct TraceParser: Sendable {
         let key = trim(text[..<colon])
         let value = trim(text[text.index(after: colon)...])
         guard !key.isEmpty, !key.contains(" ") else { return }
-        header.metadata.append((key, value))
+        // Kept within a fixed bound: a trace with megabytes of comments costs no memory.
+        if metadataBytes + key.utf8.count + value.utf8.count <= Self.maxMetadataBytes {
+            metadataBytes += key.utf8.count + value.utf8.count
+            header.metadata.append((key, value))
+        } else {
+            droppedComments += 1
+        }
         if key == "rate_hz", let r = Self.milli(value), r > 0, r <= Int64(Int32.max) {
             header.rateMilliHz = Int32(r)
         } else if key == "range_g", let r = Self.milli(value), r > 0, r <= 1_000_000 {

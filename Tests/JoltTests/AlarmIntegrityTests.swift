@@ -384,3 +384,62 @@ struct ControlSocketSecurityTests {
         }
     }
 }
+
+@Suite("Smaller holes")
+struct SmallerHolesTests {
+    @Test("no input the trace reader accepts makes the detectors trap: a steady 56 g, and values at the reader's limits on every axis")
+    func noTrap() throws {
+        var steady = "# rate_hz: 100\nt,ax,ay,az\n"
+        for i in 0..<300 { steady += "\(Double(i) / 100),0,0,56\n" }
+        #expect(jolt(["replay", "--arm", tempFile(steady)]).code == .ok)
+        var rng = SplitMix64(state: 99)
+        for trial in 0..<4 {
+            var text = "# rate_hz: 100\nt,ax,ay,az,gx,gy,gz\n"
+            for i in 0..<2000 {
+                func g() -> String { ["1000", "-1000", "0", "56", String(format: "%.3f", rng.uniform() * 2000 - 1000)][Int(rng.next() % 5)] }
+                func r() -> String { ["100000", "-100000", "0", String(format: "%.3f", rng.uniform() * 200_000 - 100_000)][Int(rng.next() % 4)] }
+                text += "\(Double(i) / 100),\(g()),\(g()),\(g()),\(r()),\(r()),\(r())\n"
+            }
+            let trace = tempFile(text)
+            for shake in ["jolt", "threshold", "lowpass", "planar", "window"] {
+                for flip in ["jolt", "phone", "android"] {
+                    let r = jolt(["replay", "--arm", "--algorithm", shake, "--flip-algorithm", flip, trace])
+                    #expect(r.code == .ok, "trial \(trial), \(shake)/\(flip): \(r.error)")
+                }
+            }
+        }
+    }
+
+    @Test("megabytes of comments in a trace are not all kept: the metadata stays within its bound")
+    func commentsBounded() throws {
+        var text = "# rate_hz: 100\n"
+        let note = String(repeating: "x", count: 1000)
+        for i in 0..<5000 { text += "# note\(i): \(note)\n" }
+        text += "t,ax,ay,az\n0,0,0,1\n0.01,0,0,1\n"
+        let f = try TraceFile(path: tempFile(text))
+        var n = 0
+        while try f.next() != nil { n += 1 }
+        #expect(n == 2)
+        let kept = f.header.metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        #expect(kept <= TraceParser.maxMetadataBytes && f.header.metadata.count < 5001, "\(kept) bytes kept")
+        #expect(f.header.rateMilliHz == 100_000, "the first comments are still read")
+    }
+
+    @Test("one tamper per triggering: while the alarm sounds, repeats are counted in the status, not printed")
+    func oneTamper() throws {
+        let sock = socketPath()
+        var text = try String(contentsOfFile: try kioskBoard(socket: sock), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"max_sound_ms\": 300000", with: "\"max_sound_ms\": 0")
+        let board = tempFile(text, name: "kiosk.json")
+        var o = RunCommand.Options(json: true, fast: true)
+        o.forever = true
+        o.limitMicros = 300_000_000
+        let out = OutputStream.capturing()
+        let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: out)
+        try cmd.run()
+        let lines = out.text.split(separator: "\n")
+        #expect(lines.filter { $0.contains("\"event\":\"tamper\"") }.count == 1, "\(lines.filter { $0.contains("tamper") })")
+        #expect(lines.contains { $0.contains("\"state\":\"triggered\"") })
+        #expect(cmd.tamperRepeats > 10, "\(cmd.tamperRepeats) repeats counted over five sounding minutes")
+    }
+}

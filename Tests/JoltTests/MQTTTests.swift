@@ -529,3 +529,32 @@ struct MQTTAttackTests {
         #expect(run.stderr.contains("larger than 1024 bytes"), "the refusal is logged: \(run.stderr.suffix(400))")
     }
 }
+
+@Suite("The outbox with a poisoned entry", .serialized)
+struct PoisonedOutboxTests {
+    @Test("an event the MQTT library refuses (a topic with #) is moved aside once; every later event is delivered")
+    func poisoned() throws {
+        let broker = try Broker()
+        let sub = try broker.subscribe(["jolt/kiosk-1/event"])
+        defer { sub.stop() }
+        let outbox = broker.dir + "/outbox-poisoned"
+        try FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: true)
+        try "jolt/kiosk-1/#\n{\"event\":\"poison\"}".write(toFile: outbox + "/00000000000000000001.msg", atomically: true, encoding: .utf8)
+        let board = try kioskBoard(socket: socketPath(), extra: broker.mqttConfig(outbox: outbox))
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
+        p.arguments = ["run", "--board", board, "--trace", liftTrace(), "--fast", "--json", "--seconds", "8"]
+        let err = Pipe(), out = Pipe()
+        p.standardError = err
+        p.standardOutput = out
+        try p.run()
+        p.waitUntilExit()
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let events = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(events.count >= 4)
+        #expect(sub.wait { $0.count >= events.count }, "delivered \(sub.messages.count) of \(events.count): \(log)")
+        #expect(log.components(separatedBy: "was moved aside").count - 1 == 1, "\(log)")
+        #expect(FileManager.default.fileExists(atPath: outbox + "/quarantine/00000000000000000001.msg"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasSuffix(".msg") }.isEmpty, "the outbox drained")
+    }
+}
