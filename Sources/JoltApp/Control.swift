@@ -9,7 +9,7 @@ import JoltLinux
 final class ControlServer {
     let path: String
     let fd: Int32
-    var clients: [(fd: Int32, buffer: [UInt8], opened: Int64)] = []
+    var clients: [(fd: Int32, buffer: [UInt8], opened: Int64, uid: uid_t)] = []
     /// Clients of the live stream (`jolt watch` and `jolt record` attached): every sample and
     /// event, written without ever blocking; one that falls 256 KiB behind is dropped.
     var subscribers: [(fd: Int32, pending: [UInt8])] = []
@@ -17,6 +17,7 @@ final class ControlServer {
     var streamBatch: [UInt8] = []
     static let maxSubscribers = 4
     static let maxClients = 16
+    static let maxPerPeer = 8
     /// Connections refused by their peer credentials.
     var refusedPeers = 0
     static let maxPending = 256 << 10
@@ -112,13 +113,16 @@ final class ControlServer {
                 refusedPeers += 1
                 continue
             }
-            // Full: the client that has waited longest without sending a request makes room, so
-            // idle or slow connections never lock out status and disarm.
-            if clients.count >= Self.maxClients, let oldest = clients.indices.min(by: { clients[$0].opened < clients[$1].opened }) {
+            // One peer holds at most `maxPerPeer` pending connections, and when the server is
+            // full the one that has waited longest without a request makes room: idle or slow
+            // connections never lock out status and disarm.
+            let mine = clients.indices.filter { clients[$0].uid == peer.uid }
+            let evict = mine.count >= Self.maxPerPeer ? mine : (clients.count >= Self.maxClients ? Array(clients.indices) : [])
+            if let oldest = evict.min(by: { clients[$0].opened < clients[$1].opened }) {
                 Glibc.close(clients[oldest].fd)
                 clients.remove(at: oldest)
             }
-            clients.append((c, [], now))
+            clients.append((c, [], now, peer.uid))
         }
         var i = 0
         while i < clients.count {
