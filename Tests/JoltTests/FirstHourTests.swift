@@ -84,6 +84,16 @@ struct FirstHourTests {
         }
     }
 
+    @Test("jolt help --man is a manual page with every command, option and exit status")
+    func manPage() throws {
+        let r = joltBinary(["help", "--man"])
+        #expect(r.code == 0 && r.out.hasPrefix(".\\\" -*- coding: UTF-8 -*-\n") && r.out.contains(".TH JOLT 1"), "\(r.out.prefix(200))")
+        for c in JoltCLI.commands { #expect(r.out.contains(".SS jolt \(c.name)\n")) }
+        #expect(r.out.contains(".B \\-\\-state\\-dir DIR"))
+        for c in ExitCode.allCases { #expect(r.out.contains(".B \(c.rawValue)\n")) }
+        #expect(!r.out.split(separator: "\n").contains { $0.hasPrefix(".") && !$0.hasPrefix(".\\\"") && $0.split(separator: " ").first.map { ![".TH", ".SH", ".SS", ".PP", ".TP", ".B", ".I", ".BR", ".br", ".nf", ".fi"].contains(String($0)) } == true }, "only known requests")
+    }
+
     @Test("every option a command lists is in its usage line and is accepted")
     func usageLines() throws {
         for c in JoltCLI.commands {
