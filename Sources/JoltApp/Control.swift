@@ -62,8 +62,17 @@ final class ControlServer {
     /// Who may use the socket besides its mode: root, the user Jolt runs as, and members of the
     /// socket's group (the service's control group). Checked on each connection with the
     /// kernel's peer credentials, so a file mode loosened by mistake opens nothing.
-    static func allowed(uid: uid_t, gid: gid_t, socketGroup: gid_t) -> Bool {
-        if uid == 0 || uid == geteuid() || gid == socketGroup { return true }
+    func allowed(uid: uid_t, gid: gid_t) -> Bool {
+        if uid == 0 || uid == geteuid() || gid == group { return true }
+        // The user database is asked once per user, not on every connection.
+        if let known = memberOf[uid] { return known }
+        let member = Self.inGroup(uid: uid, group: group)
+        if memberOf.count < 64 { memberOf[uid] = member }
+        return member
+    }
+    var memberOf: [uid_t: Bool] = [:]
+
+    static func inGroup(uid: uid_t, group socketGroup: gid_t) -> Bool {
         guard let pw = getpwuid(uid) else { return false }
         // Supplementary groups: is the peer's user a member of the socket's group?
         var count: Int32 = 64
@@ -106,7 +115,7 @@ final class ControlServer {
     /// `handler`. Clients silent for 2 s are dropped. Never blocks.
     func service(now: Int64, handler: (String) -> String) {
         while let c = UnixSocket.accept(fd) {
-            guard let peer = UnixSocket.peer(c), Self.allowed(uid: peer.uid, gid: peer.gid, socketGroup: group) else {
+            guard let peer = UnixSocket.peer(c), allowed(uid: peer.uid, gid: peer.gid) else {
                 let no = "{\"ok\":false,\"error\":\"not allowed: only root, the service's user and its group may use this socket\"}\n"
                 _ = no.utf8CString.withUnsafeBufferPointer { b in send(c, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                 Glibc.close(c)
