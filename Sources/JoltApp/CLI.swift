@@ -357,11 +357,11 @@ public enum JoltCLI {
 
     /// Runs the command line `args` (without the program name) and returns the exit status.
     public static func main(_ args: [String]) -> Int32 {
-        let out = OutputStream.standardOutput
+        let out = TextOutput.standardOutput
         // What is queued for a slow reader gets a second at most; a stuck one holds up no exit.
         defer {
-            OutputStream.standardOutput.drain(timeout: 1_000_000)
-            OutputStream.standardError.drain(timeout: 1_000_000)
+            TextOutput.standardOutput.drain(timeout: 1_000_000)
+            TextOutput.standardError.drain(timeout: 1_000_000)
         }
         do {
             try dispatch(args, out: out)
@@ -377,7 +377,7 @@ public enum JoltCLI {
     }
 
     /// Runs a command line, writing to `out`; errors are thrown, not printed.
-    public static func dispatch(_ args: [String], out: OutputStream) throws(JoltError) {
+    public static func dispatch(_ args: [String], out: TextOutput) throws(JoltError) {
         guard let name = args.first else {
             out.write(overview)
             return
@@ -465,7 +465,7 @@ public enum JoltCLI {
 
     static let detectionValued: Set<String> = ["--config", "--algorithm", "--flip-algorithm", "--sensitivity"]
 
-    static func replay(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func replay(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "replay", args, valued: detectionValued, flags: ["--json", "--arm"])
         guard !a.positional.isEmpty else {
             throw JoltError(.usage, "jolt replay: give at least one trace file (see jolt replay --help)")
@@ -536,12 +536,12 @@ public enum JoltCLI {
         return v
     }
 
-    static func run(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func run(_ args: [String], out: TextOutput) throws(JoltError) {
         SignalChannel.block([SIGINT, SIGTERM, SIGHUP])
         // A reader that stops (a full pipe, a stalled journal) never holds up sampling, the
         // buzzer or a control reply: events and logs are written from threads of their own.
-        OutputStream.standardOutput.makeAsync(name: "standard output")
-        OutputStream.standardError.makeAsync(name: "standard error")
+        TextOutput.standardOutput.makeAsync(name: "standard output")
+        TextOutput.standardError.makeAsync(name: "standard error")
         let a = try Arguments(command: "run", args, valued: ["--board", "--seconds", "--trace", "--sensitivity", "--state-dir"],
                               flags: ["--json", "--fast", "--forever", "--quiet"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt run: unexpected argument '\(a.positional[0])' (see jolt run --help)") }
@@ -557,7 +557,7 @@ public enum JoltCLI {
         try RunCommand(board: b, options: o, out: out).run()
     }
 
-    static func probe(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func probe(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "probe", args, valued: ["--bus"], flags: ["--all"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt probe: unexpected argument '\(a.positional[0])' (see jolt probe --help)") }
         let found = try ProbeCommand.run(bus: a.value("--bus"), all: a.flag("--all"), out: out)
@@ -567,7 +567,7 @@ public enum JoltCLI {
         }
     }
 
-    static func record(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func record(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "record", args, valued: ["--board", "--seconds", "-o", "--output", "--trace", "--socket"], flags: ["--fast"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt record: unexpected argument '\(a.positional[0])' (see jolt record --help)") }
         guard let seconds = try a.fixed("--seconds", places: 0, range: 1...86_400, unit: "s") else {
@@ -581,7 +581,7 @@ public enum JoltCLI {
         try RecordCommand(board: b, seconds: seconds, output: output).run(o)
     }
 
-    static func controlRequest(_ name: String, _ args: [String], out: OutputStream) throws(JoltError) {
+    static func controlRequest(_ name: String, _ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: name, args, valued: ["--socket"], flags: ["--json"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt \(name): unexpected argument '\(a.positional[0])' (see jolt \(name) --help)") }
         let reply = try ControlClient.request(name, socket: a.value("--socket"))
@@ -613,7 +613,7 @@ public enum JoltCLI {
         }
     }
 
-    static func safe(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func safe(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "safe", args, valued: ["--board"], flags: [])
         let b = try requiredBoard(a)
         let path = b.file
@@ -637,7 +637,7 @@ public enum JoltCLI {
         if let failed { throw failed }
     }
 
-    static func watch(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func watch(_ args: [String], out: TextOutput) throws(JoltError) {
         SignalChannel.block([SIGINT, SIGTERM, SIGHUP])
         let a = try Arguments(command: "watch", args, valued: ["--board", "--seconds", "--trace", "--sensitivity", "--socket"], flags: ["--plain", "--fast"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt watch: unexpected argument '\(a.positional[0])' (see jolt watch --help)") }
@@ -650,7 +650,7 @@ public enum JoltCLI {
         try WatchCommand(board: try board(a, sensitivity: try sensitivity(a)), options: o, out: out).run()
     }
 
-    static func output(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func output(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "output", args, valued: ["--board", "--pulse", "--beep", "--socket"], flags: ["--on", "--off"])
         guard a.positional.count == 1 else {
             throw JoltError(.usage, "jolt output: give one output name, as the board profile names it (see jolt output --help)")
@@ -666,7 +666,7 @@ public enum JoltCLI {
         try OutputCommand.run(board: try requiredBoard(a), name: a.positional[0], request: requests[0], socket: a.value("--socket"), out: out)
     }
 
-    static func plot(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func plot(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "plot", args, valued: detectionValued.union(["-o", "--output"]), flags: ["--arm"])
         guard a.positional.count == 1 else {
             throw JoltError(.usage, "jolt plot: give one trace file\(a.positional.count > 1 ? " (found \(a.positional.count))" : "") (see jolt plot --help)")
@@ -678,7 +678,7 @@ public enum JoltCLI {
         try p.run(out: out)
     }
 
-    static func calibrate(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func calibrate(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "calibrate", args, valued: ["--board", "-o", "--output", "--seconds", "--trace"], flags: ["--json", "--fast"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt calibrate: unexpected argument '\(a.positional[0])' (see jolt calibrate --help)") }
         guard let board = boardPath(a) else {
@@ -693,7 +693,7 @@ public enum JoltCLI {
         try CalibrateCommand(options: o).run(out: out)
     }
 
-    static func soak(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func soak(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "soak", args, valued: ["--hours", "--seed", "--rate", "--chip"], flags: ["--json", "--no-fifo"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt soak: unexpected argument '\(a.positional[0])' (see jolt soak --help)") }
         var o = SoakCommand.Options()
@@ -709,7 +709,7 @@ public enum JoltCLI {
         }
         o.fifo = !a.flag("--no-fifo")
         o.json = a.flag("--json")
-        o.progress = !o.json && OutputStream.standardError.isTerminal
+        o.progress = !o.json && TextOutput.standardError.isTerminal
         let soak = SoakCommand(options: o)
         let report = try soak.run(out: out)
         soak.print(report, out: out)
@@ -719,7 +719,7 @@ public enum JoltCLI {
         }
     }
 
-    static func eval(_ args: [String], out: OutputStream) throws(JoltError) {
+    static func eval(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "eval", args, valued: ["--rate", "--seed", "--gait-minutes", "--config", "--sensitivity"], flags: ["--json", "--gate", "--accel-only"])
         var o = EvalCommand.Options()
         o.accelOnly = a.flag("--accel-only")

@@ -44,7 +44,7 @@ struct CalibrateCommand {
 
     let options: Options
 
-    func run(out: OutputStream) throws(JoltError) {
+    func run(out: TextOutput) throws(JoltError) {
         var board = try BoardProfile.load(path: options.board)
         if board.isSimulated && options.trace == nil && board.sim.trace == nil && board.sim.motion != "rest" {
             // A simulated kiosk lies still while it is calibrated, as a real one is asked to.
@@ -172,7 +172,7 @@ struct CalibrateCommand {
             fchmod(fd, existing.st_mode & 0o7777)
             if existing.st_uid != geteuid() || existing.st_gid != getegid() { _ = fchown(fd, existing.st_uid, existing.st_gid) }
         }
-        let out = OutputStream(fd: fd)
+        let out = TextOutput(fd: fd)
         out.write(text)
         out.flush()
         let broken = out.broken || fsync(fd) != 0
@@ -186,7 +186,7 @@ struct CalibrateCommand {
     static func g(_ mg: Double) -> String { TraceWriter.decimal(Int64(mg.rounded()), places: 3, trim: false) }
     static func dps(_ mdps: Double) -> String { TraceWriter.decimal(Int64((mdps / 10).rounded()), places: 2, trim: false) }
 
-    func report(_ r: Result, suggestedMount: String?, wroteMount: Bool, out: OutputStream) {
+    func report(_ r: Result, suggestedMount: String?, wroteMount: Bool, out: TextOutput) {
         let names = ["x", "y", "z"]
         if options.json {
             func list(_ v: [Double], _ f: (Double) -> String) -> String { "[" + v.map(f).joined(separator: ",") + "]" }

@@ -5,7 +5,7 @@ import JoltLinux
 
 /// Buffered output to a file descriptor (stdout or stderr). Text accumulates until `flush()`
 /// or until the buffer passes 64 KiB, so a replay printing many events makes few write calls.
-public final class OutputStream: @unchecked Sendable {
+public final class TextOutput: @unchecked Sendable {
     let fd: Int32
     var buffer: [UInt8] = []
     /// When capturing (tests), flushed text accumulates here instead of being written.
@@ -23,8 +23,8 @@ public final class OutputStream: @unchecked Sendable {
     }
 
     /// A stream that keeps what is written, for tests.
-    public static func capturing() -> OutputStream {
-        let s = OutputStream(fd: -1)
+    public static func capturing() -> TextOutput {
+        let s = TextOutput(fd: -1)
         s.captured = []
         return s
     }
@@ -35,8 +35,8 @@ public final class OutputStream: @unchecked Sendable {
         return lock.with { String(decoding: captured ?? [], as: UTF8.self) }
     }
 
-    public static let standardOutput = OutputStream(fd: 1)
-    public static let standardError = OutputStream(fd: 2)
+    public static let standardOutput = TextOutput(fd: 1)
+    public static let standardError = TextOutput(fd: 2)
 
     /// Whether the descriptor is a terminal.
     public var isTerminal: Bool { fd >= 0 && isatty(fd) == 1 }
@@ -114,7 +114,7 @@ final class AsyncWriter: @unchecked Sendable {
         self.capacity = capacity
         self.report = report ?? { note in
             if fd == 2 {
-                OutputStream.standardError.writer?.enqueue(Array((Log.toJournal ? "<4>\(note)\n" : "jolt: warning: \(note)\n").utf8))
+                TextOutput.standardError.writer?.enqueue(Array((Log.toJournal ? "<4>\(note)\n" : "jolt: warning: \(note)\n").utf8))
             } else {
                 Log.warning(note)
             }
@@ -189,9 +189,9 @@ public enum Log {
     static func line(_ priority: Int, _ tag: String, _ message: String) {
         if silent { return }
         let text = toJournal ? "<\(priority)>\(message)\n" : "jolt: \(tag)\(message)\n"
-        OutputStream.standardOutput.flush()
-        OutputStream.standardError.write(text)
-        OutputStream.standardError.flush()
+        TextOutput.standardOutput.flush()
+        TextOutput.standardError.write(text)
+        TextOutput.standardError.flush()
     }
 
     /// An error: something failed.

@@ -260,7 +260,7 @@ final class Notifier {
     /// service restarted (the alarm's saved state then sounds again).
     func watchdog(now: Int64) {
         guard let w = watchdogMicros, now - lastPing >= w / 2 else { return }
-        if OutputStream.standardOutput.stuck(now: now, limit: w / 2) || OutputStream.standardError.stuck(now: now, limit: w / 2) { return }
+        if TextOutput.standardOutput.stuck(now: now, limit: w / 2) || TextOutput.standardError.stuck(now: now, limit: w / 2) { return }
         lastPing = now
         send("WATCHDOG=1")
     }

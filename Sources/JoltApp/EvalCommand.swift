@@ -67,7 +67,7 @@ enum EvalCommand {
                              real: category == nil, category: category ?? (folder == "wrist-imu" ? "wrist" : folder))
     }
 
-    static func run(_ o: Options, out: OutputStream) throws(JoltError) -> [EvalResult] {
+    static func run(_ o: Options, out: TextOutput) throws(JoltError) -> [EvalResult] {
         var traces: [LabelledTrace] = []
         var paths = o.paths.isEmpty ? defaultPaths() : o.paths
         if let rate = o.rate {
@@ -91,18 +91,18 @@ enum EvalCommand {
                 for j in traces[i].samples.indices { traces[i].samples[j].gyro = .zero }
             }
         }
-        let progress = OutputStream.standardError.isTerminal && !o.json
+        let progress = TextOutput.standardError.isTerminal && !o.json
         var results: [EvalResult] = []
         let total = EvalAlgorithm.all.count
         for (i, alg) in EvalAlgorithm.all.enumerated() {
             if progress {
                 let done = i * 30 / total
-                OutputStream.standardError.write("\revaluating \(alg.name)\(String(repeating: " ", count: max(0, 16 - alg.name.count))) [\(String(repeating: "=", count: done))\(String(repeating: " ", count: 30 - done))] \(i + 1)/\(total)")
-                OutputStream.standardError.flush()
+                TextOutput.standardError.write("\revaluating \(alg.name)\(String(repeating: " ", count: max(0, 16 - alg.name.count))) [\(String(repeating: "=", count: done))\(String(repeating: " ", count: 30 - done))] \(i + 1)/\(total)")
+                TextOutput.standardError.flush()
             }
             results.append(Evaluator.evaluate(alg, traces: traces, settings: o.board.detection))
         }
-        if progress { OutputStream.standardError.write("\r\(String(repeating: " ", count: 70))\r") }
+        if progress { TextOutput.standardError.write("\r\(String(repeating: " ", count: 70))\r") }
         let realHours = traces.filter(\.real).map { Double($0.duration) / 3.6e9 }.reduce(0, +)
         let synthHours = traces.filter { !$0.real }.map { Double($0.duration) / 3.6e9 }.reduce(0, +)
         let describe = "\(traces.count) traces: \(fmt(synthHours * 60, 1)) min generated\(o.rate.map { " in memory at \(fmt($0, 1)) Hz (seed \(o.seed))" } ?? ""), \(fmt(realHours * 60, 1)) min of real recordings\(o.accelOnly ? "; accelerometer only" : "")"

@@ -84,7 +84,7 @@ enum LiveFeed {
         o.trace = options.trace
         o.limitMicros = options.limitMicros
         o.control = false
-        let cmd = try RunCommand(board: b, options: o, out: OutputStream(fd: -1))
+        let cmd = try RunCommand(board: b, options: o, out: TextOutput(fd: -1))
         let sensor = cmd.hw.sensor
         var started = false
         var first: Int64?

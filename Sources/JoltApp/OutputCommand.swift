@@ -43,7 +43,7 @@ struct OutputRequest: Equatable {
 /// the control socket (it holds the line), directly on the GPIO character device otherwise —
 /// where `--on` holds the line until Ctrl-C, as `gpioset` does.
 enum OutputCommand {
-    static func run(board: BoardProfile, name: String, request: OutputRequest, socket: String?, out: OutputStream) throws(JoltError) {
+    static func run(board: BoardProfile, name: String, request: OutputRequest, socket: String?, out: TextOutput) throws(JoltError) {
         guard let spec = board.outputs.first(where: { $0.name == name })?.line else {
             let have = board.outputs.map(\.name)
             throw JoltError(.usage, "output: \(board.file) has no output named \"\(name)\"\(JoltCLI.suggestion(name, among: have)) (outputs: \(have.isEmpty ? "none" : have.joined(separator: ", ")))")

@@ -52,7 +52,7 @@ struct PlotCommand {
         var rateMilliHz: Int32 = 0
     }
 
-    func run(out: OutputStream) throws(JoltError) {
+    func run(out: TextOutput) throws(JoltError) {
         guard trace != "-" else { throw JoltError(.usage, "jolt plot: reads its trace twice, so it needs a file, not standard input") }
         // Pass 1: the span.
         let scan = try TraceFile(path: trace)

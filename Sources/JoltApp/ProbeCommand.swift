@@ -23,7 +23,7 @@ enum ProbeCommand {
 
     /// Probes `bus` ("sim" for the simulated board) and writes a report. Returns how many
     /// supported chips answered.
-    static func run(bus: String?, all: Bool = false, out: OutputStream) throws(JoltError) -> Int {
+    static func run(bus: String?, all: Bool = false, out: TextOutput) throws(JoltError) -> Int {
         if bus == "sim" {
             let hw = try Hardware.open(BoardProfile.builtInSim)
             var b = hw.sim!.bus
@@ -56,7 +56,7 @@ enum ProbeCommand {
     /// Every address from 0x03 to 0x77 as `i2cdetect -r` draws it: the address where something
     /// acknowledged a one-byte read, `--` where nothing did, `UU` where the bus failed otherwise
     /// (busy: often a kernel driver owns that address).
-    static func grid<Bus: I2CBus>(_ bus: inout Bus, out: OutputStream) {
+    static func grid<Bus: I2CBus>(_ bus: inout Bus, out: TextOutput) {
         var s = "     0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f\n"
         for row in stride(from: 0, to: 0x80, by: 16) {
             s += hex(UInt8(row)).lowercased() + ":"
@@ -74,7 +74,7 @@ enum ProbeCommand {
         out.write(s + "supported chips:\n")
     }
 
-    static func report<Bus: I2CBus>(_ bus: inout Bus, out: OutputStream) -> Int {
+    static func report<Bus: I2CBus>(_ bus: inout Bus, out: TextOutput) -> Int {
         var found = 0
         for c in ChipProbe.candidates {
             let line: String

@@ -14,14 +14,14 @@ final class RecordCommand: LiveView {
     let board: BoardProfile
     let seconds: Int64
     let output: String
-    var file: OutputStream?
+    var file: TextOutput?
     var info = LiveFeed.Info()
     var first: Int64?
     var last: Int64 = 0
     var count: Int64 = 0
     var writeFailed = false
     var lastShown: Int64 = -1
-    let progress = OutputStream.standardError.isTerminal
+    let progress = TextOutput.standardError.isTerminal
 
     init(board: BoardProfile, seconds: Int64, output: String) {
         self.board = board
@@ -45,9 +45,9 @@ final class RecordCommand: LiveView {
             }
         }
         defer { if fd != 1 { Sys.close(fd) } }
-        file = OutputStream(fd: fd)
+        file = TextOutput(fd: fd)
         let end = try LiveFeed.run(board: board, options: options, view: self)
-        if progress && output != "-" { OutputStream.standardError.write("\n") }
+        if progress && output != "-" { TextOutput.standardError.write("\n") }
         file?.flush()
         if writeFailed || file?.broken == true { throw JoltError(.ioError, "\(output): write failed") }
         guard let first else { throw JoltError(.unavailable, "record: no samples came (\(end == .serverGone ? "the running jolt stopped" : "the chip gave none"))") }
@@ -97,8 +97,8 @@ final class RecordCommand: LiveView {
             if tenth != lastShown {
                 lastShown = tenth
                 let bar = Int(min(done * 30 / max(total, 1), 30))
-                OutputStream.standardError.write("\rrecording \(EventRecord.seconds(tenth * 100_000)) / \(EventRecord.seconds(total)) s [\(String(repeating: "=", count: bar))\(String(repeating: " ", count: 30 - bar))]")
-                OutputStream.standardError.flush()
+                TextOutput.standardError.write("\rrecording \(EventRecord.seconds(tenth * 100_000)) / \(EventRecord.seconds(total)) s [\(String(repeating: "=", count: bar))\(String(repeating: " ", count: 30 - bar))]")
+                TextOutput.standardError.flush()
             }
         }
         return false

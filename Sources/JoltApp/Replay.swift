@@ -11,7 +11,7 @@ public struct ReplayCommand {
     public init() {}
 
     /// Runs every file in turn; stops at the first bad file with its error.
-    public func run(out: OutputStream) throws(JoltError) {
+    public func run(out: TextOutput) throws(JoltError) {
         for path in files {
             let file = try TraceFile(path: path)
             var settings = board.detection
@@ -37,7 +37,7 @@ public struct ReplayCommand {
         let settings: DetectionSettings
         let json: Bool
         let arm: Bool
-        let out: OutputStream
+        let out: TextOutput
 
         func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) -> Stats {
             var stats = Stats()

@@ -34,7 +34,7 @@ final class RunCommand {
 
     var board: BoardProfile
     let options: Options
-    let out: OutputStream
+    let out: TextOutput
     let hw: Hardware
     let clock: RunClock
     var signals: SignalChannel?
@@ -89,7 +89,7 @@ final class RunCommand {
     var supervisor = ChipSupervisor(periodMicros: 10_000, now: 0)
 
     /// `outputs`, when given, replace the board's (tests observe simulated lines this way).
-    init(board: BoardProfile, options: Options, out: OutputStream, outputs: [String: OutputLine] = [:]) throws(JoltError) {
+    init(board: BoardProfile, options: Options, out: TextOutput, outputs: [String: OutputLine] = [:]) throws(JoltError) {
         self.outputs = outputs
         var b = board
         if options.forever { b.sim.loop = true }

@@ -29,7 +29,7 @@ final class Sampler {
     func read(micros total: Int64, progress: String?, _ body: (ChipSample, Int64) throws(JoltError) -> Void) throws(JoltError) -> Int64 {
         let period = sensor.periodMicros
         let interval = sensor.usesFIFO ? min(Int64(board.fifoPollMillis) * 1000, sensor.maxPollMicros) : period
-        let show = progress != nil && OutputStream.standardError.isTerminal
+        let show = progress != nil && TextOutput.standardError.isTerminal
         var frames: [ChipSample] = []
         var index: Int64 = 0
         var next = clock.now + interval
@@ -49,14 +49,14 @@ final class Sampler {
                 if tenth != lastShown {
                     lastShown = tenth
                     let done = Int(min(index * period * 30 / total, 30))
-                    OutputStream.standardError.write("\r\(label) \(EventRecord.seconds(tenth * 100_000)) / \(EventRecord.seconds(total / 100_000 * 100_000)) s [\(String(repeating: "=", count: done))\(String(repeating: " ", count: 30 - done))]")
-                    OutputStream.standardError.flush()
+                    TextOutput.standardError.write("\r\(label) \(EventRecord.seconds(tenth * 100_000)) / \(EventRecord.seconds(total / 100_000 * 100_000)) s [\(String(repeating: "=", count: done))\(String(repeating: " ", count: 30 - done))]")
+                    TextOutput.standardError.flush()
                 }
             }
             if let sim = hw.sim, sim.exhausted, frames.isEmpty { break }
             next += interval
         }
-        if show { OutputStream.standardError.write("\n") }
+        if show { TextOutput.standardError.write("\n") }
         return index
     }
 }

@@ -189,7 +189,7 @@ struct SoakCommand {
         }
     }
 
-    func run(out: OutputStream) throws(JoltError) -> Report {
+    func run(out: TextOutput) throws(JoltError) -> Report {
         let wallStart = Sys.monotonicMicros()
         var report = Report()
         report.hours = options.hours
@@ -211,7 +211,7 @@ struct SoakCommand {
         o.control = false
         o.source = source
         o.limitMicros = Int64(plan.samples) * periodMicros
-        let cmd = try RunCommand(board: board, options: o, out: OutputStream(fd: -1))
+        let cmd = try RunCommand(board: board, options: o, out: TextOutput(fd: -1))
         var events: [(EventRecord.Kind, Int64)] = []
         events.reserveCapacity(Int(options.hours * 400))
         cmd.observer = { e, now in
@@ -228,8 +228,8 @@ struct SoakCommand {
             if report.rssWarm == 0 && now >= warmAt { report.rssWarm = Self.residentBytes().rss }
             guard now >= nextHour else { return }
             if progress {
-                OutputStream.standardError.write("jolt: soak: \(nextHour / 3_600_000_000) of \(EventRecord.seconds(Int64(options.hours * 1e6))) h, \(events.count) events, RSS \(Self.mib(Self.residentBytes().rss)) MiB\n")
-                OutputStream.standardError.flush()
+                TextOutput.standardError.write("jolt: soak: \(nextHour / 3_600_000_000) of \(EventRecord.seconds(Int64(options.hours * 1e6))) h, \(events.count) events, RSS \(Self.mib(Self.residentBytes().rss)) MiB\n")
+                TextOutput.standardError.flush()
             }
             nextHour += 3_600_000_000
         }
@@ -328,7 +328,7 @@ struct SoakCommand {
     static func mib(_ bytes: Int) -> String { TraceWriter.decimal(Int64(bytes) * 10 / (1 << 20), places: 1, trim: false) }
 
     /// The report as text or JSON.
-    func print(_ r: Report, out: OutputStream) {
+    func print(_ r: Report, out: TextOutput) {
         func pct(_ v: [Double], _ q: Double) -> String {
             guard !v.isEmpty else { return "-" }
             let s = v.sorted()

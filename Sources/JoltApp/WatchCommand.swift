@@ -50,13 +50,13 @@ final class WatchCommand: LiveView {
 
     let board: BoardProfile
     let options: Options
-    let out: OutputStream
+    let out: TextOutput
     var state = State()
     var terminal: Terminal?
     var lastDraw: Int64 = 0
     var nextLine: Int64 = 0
 
-    init(board: BoardProfile, options: Options, out: OutputStream) {
+    init(board: BoardProfile, options: Options, out: TextOutput) {
         self.board = board
         self.options = options
         self.out = out

@@ -103,7 +103,7 @@ public final class SyscallMock: @unchecked Sendable {
     /// The mock in force for the current task, if any.
     @TaskLocal public static var current: SyscallMock?
 
-    private let lock = Mutex()
+    private let lock = Lock()
     private var expected: [(Syscall, SyscallReply)]
     private let handler: (@Sendable (Syscall) -> SyscallReply)?
     /// Every call made, in order.
@@ -143,17 +143,6 @@ public final class SyscallMock: @unchecked Sendable {
     }
 }
 
-/// A small lock for the mock, which tests may call from several threads.
-final class Mutex: @unchecked Sendable {
-    private var m = pthread_mutex_t()
-    init() { pthread_mutex_init(&m, nil) }
-    deinit { pthread_mutex_destroy(&m) }
-    func with<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&m)
-        defer { pthread_mutex_unlock(&m) }
-        return body()
-    }
-}
 #endif
 
 /// The syscall layer: one wrapper per call. Each throws the `Errno` the kernel returned; calls

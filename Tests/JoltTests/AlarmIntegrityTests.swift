@@ -434,7 +434,7 @@ struct SmallerHolesTests {
         var o = RunCommand.Options(json: true, fast: true)
         o.forever = true
         o.limitMicros = 300_000_000
-        let out = OutputStream.capturing()
+        let out = TextOutput.capturing()
         let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: out)
         try cmd.run()
         let lines = out.text.split(separator: "\n")

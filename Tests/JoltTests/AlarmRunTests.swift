@@ -37,7 +37,7 @@ struct AlarmRunTests {
         var o = RunCommand.Options(json: true)
         o.trace = liftTrace()
         o.limitMicros = 6_000_000
-        let out = OutputStream.capturing()
+        let out = TextOutput.capturing()
         let cmd = try RunCommand(board: board, options: o, out: out, outputs: ["buzzer": buzzer])
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var failure: JoltError?

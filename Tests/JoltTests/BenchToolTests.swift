@@ -227,7 +227,7 @@ struct WatchTests {
 
     @Test("the screen is 24 lines of at most 80 characters, with every part in it")
     func screen() {
-        let w = WatchCommand(board: BoardProfile.builtInSim, options: WatchCommand.Options(), out: OutputStream.capturing())
+        let w = WatchCommand(board: BoardProfile.builtInSim, options: WatchCommand.Options(), out: TextOutput.capturing())
         w.state.title = "jolt watch: MPU6050 (WHO_AM_I 0x68) on /dev/i2c-1, 100 Hz, ±4 g"
         w.state.sample = Sample(t: 12_340_000, accel: Vec3(120, -3400, -980), gyro: Vec3(45_000, 0, -1000))
         w.state.gravity = Vec3(0, 0, -1000)

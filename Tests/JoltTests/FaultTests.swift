@@ -113,7 +113,7 @@ func runFast(_ path: String, seconds: Double, trace: String? = nil, outputs: [St
     o.limitMicros = Int64(seconds * 1e6)
     o.trace = trace
     o.control = false
-    let out = OutputStream.capturing()
+    let out = TextOutput.capturing()
     let cmd = try RunCommand(board: board, options: o, out: out, outputs: outputs)
     try cmd.run()
     let lines = try out.text.split(separator: "\n").map { l in
@@ -255,7 +255,7 @@ struct FaultRunTests {
         o.trace = liftTrace()   // triggers about 2.5 s in
         o.limitMicros = 8_500_000
         o.control = false
-        let out = OutputStream.capturing()
+        let out = TextOutput.capturing()
         let cmd = try RunCommand(board: b, options: o, out: out, outputs: ["buzzer": buzzer])
         let start = Sys.monotonicMicros()
         try cmd.run()
@@ -298,7 +298,7 @@ struct SoakTests {
         o.seed = 11
         o.progress = false
         let soak = SoakCommand(options: o)
-        let r = try soak.run(out: OutputStream.capturing())
+        let r = try soak.run(out: TextOutput.capturing())
         #expect(r.shakes >= 15 && r.flips >= 5 && r.faultsInjected >= 8, "a plan with something in it: \(r.shakes) shakes, \(r.flips) flips, \(r.faultsInjected) faults")
         #expect(r.shakesFound == r.shakes && r.facesDown == r.flips && r.facesUp == r.flips)
         #expect(r.unexpected.isEmpty, "\(r.unexpected)")
@@ -307,7 +307,7 @@ struct SoakTests {
         // Memory is judged by the soak in a process of its own (scripts/test runs jolt soak):
         // here other tests share the process and move its resident size.
         #expect(r.rssStart > 0 && r.rssEnd > 0)
-        let out = OutputStream.capturing()
+        let out = TextOutput.capturing()
         soak.print(r, out: out)
         #expect(out.text.contains("shakes            \(r.shakes) of \(r.shakes) detected"))
     }

@@ -185,7 +185,7 @@ struct MQTTTests {
         defer { sub.stop() }
         let sock = socketPath()
         let board = try kioskBoard(socket: sock, extra: broker.mqttConfig())
-        let out = OutputStream.capturing()
+        let out = TextOutput.capturing()
         var o = RunCommand.Options(json: true, fast: true)
         o.trace = liftTrace()
         o.limitMicros = 8_000_000
@@ -243,7 +243,7 @@ struct MQTTTests {
         var o = RunCommand.Options(json: true)
         o.trace = stillTrace(up: V3(0, 0, 1), seconds: 60)
         o.limitMicros = 9_000_000
-        let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: OutputStream.capturing())
+        let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: TextOutput.capturing())
         nonisolated(unsafe) let running = cmd
         let t = PThread { try? running.run() }
         defer { t.join() }
@@ -299,7 +299,7 @@ struct MQTTTests {
         var o = RunCommand.Options(json: true, fast: true)
         o.trace = shakesTrace(count: 20)
         o.control = false
-        let cmd = try RunCommand(board: board, options: o, out: OutputStream.capturing())
+        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing())
         var emitted: [(t: Int64, name: String)] = []
         cmd.observer = { e, _ in emitted.append((e.t, e.bindingName)) }
         var phase = 0

@@ -59,7 +59,7 @@ struct RunTests {
         func stats(fifo: Bool) throws -> (Double, Double) {
             var b = BoardProfile.builtInSim
             b.fifo = fifo
-            let cmd = try RunCommand(board: b, options: RunCommand.Options(json: true, fast: true), out: OutputStream.capturing())
+            let cmd = try RunCommand(board: b, options: RunCommand.Options(json: true, fast: true), out: TextOutput.capturing())
             try cmd.run()
             let secs = Double(cmd.stats.streamMicros) / 1e6
             return (Double(cmd.hw.transactions) / secs, Double(cmd.stats.wakeups) / secs)

@@ -23,7 +23,7 @@ func tempFile(bytes: [UInt8], name: String = "trace.csv") -> String {
 
 /// Runs `jolt ARGS` in process and returns (exit code, stdout, error message).
 func jolt(_ args: [String]) -> (code: ExitCode, out: String, error: String) {
-    let out = OutputStream.capturing()
+    let out = TextOutput.capturing()
     do {
         try JoltCLI.dispatch(args, out: out)
         return (.ok, out.text, "")
