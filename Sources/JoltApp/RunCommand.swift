@@ -113,9 +113,9 @@ final class RunCommand {
         }
     }
 
-    /// The alarm at start: as saved (sounding again, or armed against the saved orientation),
-    /// armed when the saved state cannot be read (fail-secure), or as the profile says when no
-    /// state is kept. Returns whether the tamper detector must be armed at the next sample.
+    /// The alarm at start: as saved (sounding again, or armed against the saved orientation,
+    /// which `tamperReference` then holds for the first sample), armed when the saved state
+    /// cannot be read (fail-secure), or as the profile says when no state is kept.
     func startAlarm<D: SampleDetector>(_ d: inout D) {
         guard alarm != nil, !alarmStarted else { return }
         alarmStarted = true
