@@ -102,25 +102,7 @@ final class AlarmStore {
         if stat(directory, &st) != 0 && mkdir(directory, 0o750) != 0 && errno != EEXIST {
             throw JoltError(.cannotCreate, "\(directory): cannot create the state folder (\(Errno.current.name))")
         }
-        let tmp = path + ".tmp"
-        let fd: Int32
-        do { fd = try Sys.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o640) } catch {
-            throw JoltError(.cannotCreate, "\(tmp): \(error) (\(error.name))")
-        }
-        let bytes = Array(text.utf8)
-        var ok = true
-        do { try bytes.withUnsafeBytes { b in try Sys.write(fd, b) } } catch { ok = false }
-        if fsync(fd) != 0 { ok = false }
-        Sys.close(fd)
-        guard ok, rename(tmp, path) == 0 else {
-            unlink(tmp)
-            throw JoltError(.ioError, "\(path): write failed (\(Errno.current.name))")
-        }
-        let dir = open(directory, O_RDONLY | O_DIRECTORY)
-        if dir >= 0 {
-            fsync(dir)
-            Glibc.close(dir)
-        }
+        try AtomicFile.write(path, text, newMode: 0o640)
     }
 }
 

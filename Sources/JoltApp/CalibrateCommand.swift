@@ -100,7 +100,7 @@ struct CalibrateCommand {
         let newText = updated.pretty() + "\n"
         // Check what is written reads back as a board, then replace the file in one rename.
         _ = try BoardProfile.parse(Array(newText.utf8), file: options.output)
-        try Self.writeAtomically(options.output, newText)
+        try AtomicFile.write(options.output, newText)
         report(r, suggestedMount: mountText, wroteMount: suggested != nil && !hasMount, out: out)
     }
 
@@ -143,44 +143,6 @@ struct CalibrateCommand {
         // Board z ← chip up axis; board x ← the next chip axis; board y completes the rotation.
         let x = (up + 1) % 3, y = (up + 2) % 3
         return ["z": name(up, sign), "x": name(x, 1), "y": name(y, sign)]
-    }
-
-    /// Replaces the file at `path` with `text` in one rename, through a symbolic link to the
-    /// file it names, keeping an existing file's mode and owner (a profile may hold an MQTT
-    /// password: 0640 stays 0640).
-    static func writeAtomically(_ given: String, _ text: String) throws(JoltError) {
-        var path = given
-        var existing = stat()
-        if lstat(given, &existing) == 0, existing.st_mode & S_IFMT == S_IFLNK {
-            guard let real = realpath(given, nil) else { throw JoltError(.cannotCreate, "\(given): a symbolic link to nothing: give the file itself") }
-            path = String(cString: real)
-            free(real)
-        }
-        let keep = stat(path, &existing) == 0
-        let tmp = path + ".tmp-\(getpid())"
-        let fd: Int32
-        do {
-            fd = try Sys.open(tmp, O_WRONLY | O_CREAT | O_EXCL, keep ? existing.st_mode & 0o7777 : 0o644)
-        } catch {
-            switch error {
-            case .accessDenied, .permitted: throw JoltError(.noPermission, "\(path): permission denied (choose a folder you can write to, or use sudo)")
-            case .noEntry: throw JoltError(.cannotCreate, "\(path): the folder does not exist")
-            default: throw JoltError(.cannotCreate, "\(path): cannot create: \(error) (\(error.name))")
-            }
-        }
-        if keep {
-            fchmod(fd, existing.st_mode & 0o7777)
-            if existing.st_uid != geteuid() || existing.st_gid != getegid() { _ = fchown(fd, existing.st_uid, existing.st_gid) }
-        }
-        let out = TextOutput(fd: fd)
-        out.write(text)
-        out.flush()
-        let broken = out.broken || fsync(fd) != 0
-        Sys.close(fd)
-        guard !broken, rename(tmp, path) == 0 else {
-            unlink(tmp)
-            throw JoltError(.ioError, "\(path): write failed")
-        }
     }
 
     static func g(_ mg: Double) -> String { TraceWriter.decimal(Int64(mg.rounded()), places: 3, trim: false) }

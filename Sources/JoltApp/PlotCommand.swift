@@ -74,7 +74,7 @@ struct PlotCommand {
         drawn.hasGyro = file.header.hasGyro
         drawn.rateMilliHz = file.rateMilliHz
         let svg = render(drawn, settings: settings)
-        try CalibrateCommand.writeAtomically(output, svg)
+        try AtomicFile.write(output, svg)
         Log.info("\(output): \(drawn.samples) samples, \(drawn.events.count) events, \(svg.utf8.count / 1024) KiB")
     }
 

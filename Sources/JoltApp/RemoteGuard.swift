@@ -75,10 +75,6 @@ final class RemoteGuard {
     private func save() {
         guard let path else { return }
         let text = "{\"failures\":\(failures),\"lockouts\":\(lockouts),\"locked_until_unix_us\":\(lockedUntil)}\n"
-        let tmp = path + ".tmp"
-        guard let fd = try? Sys.open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o640) else { return }
-        let ok = (try? Array(text.utf8).withUnsafeBytes { b in try Sys.write(fd, b) }) != nil && fsync(fd) == 0
-        Sys.close(fd)
-        if !ok || rename(tmp, path) != 0 { unlink(tmp) }
+        try? AtomicFile.write(path, text, newMode: 0o640)
     }
 }
