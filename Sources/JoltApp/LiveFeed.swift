@@ -10,10 +10,36 @@ protocol LiveView: AnyObject {
     /// The chip is configured (or the running jolt answered): what it is.
     func started(_ info: LiveFeed.Info)
     func sample(_ s: Sample, _ levels: LiveLevels)
-    /// An event, as a human line; `kind` is "fault", "recovered" or "event".
+    /// An event, as a human line, and its binding name ("shake.began", "fault", "recovered"…).
     func event(_ human: String, kind: String)
     /// Called at least every `LiveFeed.wakeMicros`; true stops the feed.
     func wake(now: Int64) -> Bool
+}
+
+/// The detectors' state after a sample, for a live view.
+struct LiveLevels {
+    var gravity: Vec3
+    var shakeProgress: Int32
+    var faceDown: Bool
+
+    /// A sample and the levels, as the control socket's live stream carries them:
+    /// `s T AX AY AZ GX GY GZ GRAVX GRAVY GRAVZ PROGRESS FACEDOWN` (µs, mg, mdps, mg; 0 or 1).
+    func streamLine(_ s: Sample) -> String {
+        "s \(s.t) \(s.accel.x) \(s.accel.y) \(s.accel.z) \(s.gyro.x) \(s.gyro.y) \(s.gyro.z) \(gravity.x) \(gravity.y) \(gravity.z) \(shakeProgress) \(faceDown ? 1 : 0)"
+    }
+
+    /// Reads a stream line back; nil for anything else.
+    static func parse(_ line: Substring) -> (Sample, LiveLevels)? {
+        let f = line.split(separator: " ")
+        guard f.count == 13, f[0] == "s", let t = Int64(f[1]) else { return nil }
+        var v: [Int32] = []
+        for x in f[2...12] {
+            guard let n = Int32(x) else { return nil }
+            v.append(n)
+        }
+        return (Sample(t: t, accel: Vec3(v[0], v[1], v[2]), gyro: Vec3(v[3], v[4], v[5])),
+                LiveLevels(gravity: Vec3(v[6], v[7], v[8]), shakeProgress: v[9], faceDown: v[10] != 0))
+    }
 }
 
 /// The samples of a board, from one of two places: the process that already runs it (a `jolt
@@ -99,15 +125,7 @@ enum LiveFeed {
             view.sample(s, levels)
             if let limit = options.limitMicros, s.t - first! + Units.periodMicros(rateMilliHz: sensor.rateMilliHz) >= limit { reachedLimit = true }
         }
-        cmd.observer = { e, _ in
-            let kind: String
-            switch e.kind {
-            case .fault: kind = "fault"
-            case .recovered: kind = "recovered"
-            default: kind = "event"
-            }
-            view.event(e.human, kind: kind)
-        }
+        cmd.observer = { e, _ in view.event(e.human, kind: e.bindingName) }
         var stopped = false
         cmd.onWake = { now in
             if view.wake(now: now) {

@@ -124,8 +124,8 @@ final class WatchCommand: LiveView {
         if state.events.count > 6 { state.events.removeFirst() }
         if kind == "fault" { state.sensorOK = false; state.faults += 1 }
         if kind == "recovered" { state.sensorOK = true }
-        if human.contains("shake began") { state.shaking = true }
-        if human.contains("shake ended") || human.contains("shake cancelled") { state.shaking = false }
+        if kind == "shake.began" { state.shaking = true }
+        if kind == "shake.ended" || kind == "shake.cancelled" { state.shaking = false }
         if terminal == nil {
             out.write(human + "\n")
             out.flush()
