@@ -7,6 +7,22 @@ import JoltLinux
 import JoltMQTT
 import JoltTrace
 
+/// What to do with a remote command: carry it out (no refusal), or refuse it — logged and
+/// answered on the result topic unless it says otherwise.
+struct CommandVerdict {
+    let command: String
+    let refusal: String?
+    var logged = true
+    var answered = true
+
+    init(_ command: String, _ refusal: String?, logged: Bool = true, answered: Bool = true) {
+        self.command = command
+        self.refusal = refusal
+        self.logged = logged
+        self.answered = answered
+    }
+}
+
 /// The `mqtt` section of a board profile.
 public struct MQTTConfig: Sendable, Equatable {
     public var host = "localhost"
@@ -246,44 +262,46 @@ final class MQTTBridge: @unchecked Sendable {
 
     /// Decides on a command: what to do, or why not. `{"command": "arm", "code": "…"}` or a bare
     /// `arm` / `disarm`.
-    func judge(_ given: [UInt8]?, now: Int64 = WallClock.nowMicros()) -> (command: String, refusal: String?) {
-        guard let payload = given else { return ("?", "a command larger than \(MQTTLink.maxPayload) bytes: ignored") }
+    func judge(_ given: [UInt8]?, now: Int64 = WallClock.nowMicros()) -> CommandVerdict {
+        guard let payload = given else { return CommandVerdict("?", "a command larger than \(MQTTLink.maxPayload) bytes: ignored") }
         var command = String(decoding: payload.filter { $0 != 0x0A }, as: UTF8.self).trimmingSpaces
         var code: String?
         if command.hasPrefix("{") {
             guard let node = try? JSONParser.parse(payload), case .object(let members) = node.value,
                   let c = members.first(where: { $0.key == "command" }), case .string(let name) = c.value.value else {
-                return ("?", "a command is {\"command\": \"arm\" | \"disarm\", \"code\": \"…\"} or a bare arm or disarm")
+                return CommandVerdict("?", "a command is {\"command\": \"arm\" | \"disarm\", \"code\": \"…\"} or a bare arm or disarm")
             }
             command = name
             if let k = members.first(where: { $0.key == "code" }), case .string(let s) = k.value.value { code = s }
         }
         command = command.lowercased()
         if command == "arm_away" || command == "arm_home" || command == "arm_night" { command = "arm" }
-        guard command == "arm" || command == "disarm" else { return (String(command.prefix(40)), "unknown command (arm, disarm)") }
+        guard command == "arm" || command == "disarm" else { return CommandVerdict(String(command.prefix(40)), "unknown command (arm, disarm)") }
         guard config.username != nil else {
-            return (command, "commands need an authenticated connection: set mqtt.username and a password, with anonymous access off on the broker")
+            return CommandVerdict(command, "commands need an authenticated connection: set mqtt.username and a password, with anonymous access off on the broker")
         }
-        guard hasAlarm else { return (command, "this board has no alarm") }
+        guard hasAlarm else { return CommandVerdict(command, "this board has no alarm") }
         if command == "disarm" && !config.remoteDisarm {
-            return (command, "disarm over MQTT is off: set mqtt.command_code (and remote_disarm) to allow it")
+            return CommandVerdict(command, "disarm over MQTT is off: set mqtt.command_code (and remote_disarm) to allow it")
         }
         if let left = remote.lockedFor(now: now) {
+            // Counted, neither logged nor answered: a flood of tries costs nothing.
             remote.refusedLocked()
-            return (command, "locked out for \(Self.duration(left)) after too many wrong codes")
+            return CommandVerdict(command, "locked out for \(Self.duration(left)) after too many wrong codes", logged: false, answered: false)
         }
         if let want = config.commandCode {
             guard let code, RemoteGuard.same(code, want) else {
                 if let length = remote.failed(now: now) {
                     let what = "\(RemoteGuard.triesBeforeLockout) wrong codes: remote commands locked out for \(Self.duration(length))"
                     Log.warning("mqtt: \(what)")
-                    return (command, what)
+                    return CommandVerdict(command, what, logged: false)
                 }
-                return (command, code == nil || code == "" ? "a code is required" : "wrong code")
+                // Answered, not logged one by one: the lockout is what gets logged.
+                return CommandVerdict(command, code == nil || code == "" ? "a code is required" : "wrong code", logged: false)
             }
             remote.succeeded()
         }
-        return (command, nil)
+        return CommandVerdict(command, nil)
     }
 
     func answer(_ command: String, ok: Bool, error: String? = nil, state: AlarmState?) {

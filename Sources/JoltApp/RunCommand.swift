@@ -113,49 +113,6 @@ final class RunCommand {
         }
     }
 
-    /// The alarm at start: as saved (sounding again, or armed against the saved orientation,
-    /// which `tamperReference` then holds for the first sample), armed when the saved state
-    /// cannot be read (fail-secure), or as the profile says when no state is kept.
-    func startAlarm<D: SampleDetector>(_ d: inout D) {
-        guard alarm != nil, !alarmStarted else { return }
-        alarmStarted = true
-        func arm(_ why: String?) {
-            if let why { Log.warning(why) }
-            if let tr = alarm!.command(arm: true, at: streamNow, detectors: &d) { alarmChanged(tr, at: streamNow, reference: d.tamperReference) }
-        }
-        guard let saved = savedAtStart, let store else {
-            if board.alarm?.armedAtStart == true { arm(nil) }
-            return
-        }
-        switch saved {
-        case .failure(let e):
-            arm("alarm: \(e.message): arming (fail-secure); jolt disarm disarms it")
-        case .success(nil):
-            arm("alarm: no saved state in \(store.path): arming (fail-secure; the first start, or the file was removed); jolt disarm disarms it")
-        case .success(let s?):
-            switch s.state {
-            case .disarmed:
-                alarmSinceWall = s.sinceWallMicros
-                Log.info("alarm: disarmed since \(WallClock.iso8601(s.sinceWallMicros)), as saved in \(store.path)")
-            case .arming:
-                arm("alarm: was arming when Jolt stopped: arming again")
-            case .armed, .triggered:
-                alarm!.restore(state: s.state, since: streamNow)
-                tamperReference = s.reference
-                alarmSinceWall = s.sinceWallMicros
-                let tr = AlarmTransition(from: .disarmed, to: s.state, cause: .restored)
-                Log.warning("alarm: \(EventRecord.alarmName(s.state)) since \(WallClock.iso8601(s.sinceWallMicros)) (\(s.cause)), as saved in \(store.path): \(s.state == .triggered ? "sounding again" : "watching against the saved orientation")")
-                emit(EventRecord(t: streamNow, kind: .alarm(tr)))
-                if s.state == .triggered {
-                    stats.triggeredAtWall = Sys.monotonicMicros()
-                    worker?.submit(.alarm(sounding: true))
-                }
-                notifier.send("STATUS=alarm \(EventRecord.alarmName(s.state))")
-                if let a = alarm { bridge?.alarm(a.state, since: a.since, sinceWall: alarmSinceWall) }
-            }
-        }
-    }
-
     /// Why the sampling loop returned.
     enum Outcome { case done, reload }
 
@@ -261,72 +218,10 @@ final class RunCommand {
         busLock = nil
     }
 
-    /// SIGHUP: read the board profile again. A bad one is refused and the running one kept;
-    /// hardware changes need a restart; detection, actions and alarm settings apply now, and the
-    /// alarm keeps its state.
-    func reload() {
-        guard !board.file.isEmpty, !board.file.hasPrefix("(") , !board.file.contains("(built in)") else {
-            Log.warning("SIGHUP: nothing to reload (no board file)")
-            return
-        }
-        notifier.send("RELOADING=1")
-        defer { notifier.send("READY=1") }
-        let new: BoardProfile
-        do {
-            new = try BoardProfile.load(path: board.file)
-        } catch {
-            Log.error("reload refused, keeping the running configuration: \(error.message)")
-            return
-        }
-        // What cannot change under a running alarm: the whole reload is refused, nothing applied
-        // in part.
-        var fixed: [String] = []
-        if new.bus != board.bus { fixed.append("bus") }
-        if new.chip != board.chip { fixed.append("chip") }
-        if new.address != board.address { fixed.append("address") }
-        if new.rateMilliHz != board.rateMilliHz { fixed.append("rate_hz") }
-        if new.accelRangeG != board.accelRangeG { fixed.append("accel_range_g") }
-        if new.gyroRangeDps != board.gyroRangeDps { fixed.append("gyro_range_dps") }
-        if new.fifo != board.fifo || new.fifoPollMillis != board.fifoPollMillis { fixed.append("fifo") }
-        if new.outputs.map(\.name) != board.outputs.map(\.name) || new.outputs.map(\.line) != board.outputs.map(\.line) { fixed.append("outputs") }
-        if new.inputs.map(\.name) != board.inputs.map(\.name) || new.inputs.map(\.line) != board.inputs.map(\.line) { fixed.append("inputs") }
-        if new.control != board.control { fixed.append("control") }
-        if (new.alarm == nil) != (board.alarm == nil) || new.alarm?.output != board.alarm?.output || new.alarm?.cadence != board.alarm?.cadence
-            || new.alarm?.stateDirectory != board.alarm?.stateDirectory { fixed.append("alarm (its presence, output, cadence or state_dir)") }
-        if new.mqtt != board.mqtt { fixed.append("mqtt") }
-        if new.sim != board.sim { fixed.append("sim") }
-        guard fixed.isEmpty else {
-            Log.error("reload refused, keeping the running configuration: \(fixed.joined(separator: ", ")) changed in \(board.file), which only a restart applies (systemctl restart jolt)")
-            return
-        }
-        var applied = board
-        applied.detection = new.detection
-        applied.mount = new.mount
-        applied.actions = new.actions
-        applied.name = new.name
-        if var a = board.alarm, let n = new.alarm {
-            a.settings = n.settings
-            a.armedAtStart = n.armedAtStart
-            a.keySwitch = n.keySwitch
-            applied.alarm = a
-            if let old = alarm { alarm = old.reconfigured(n.settings) }
-        }
-        board = applied
-        Log.info("reloaded \(board.file)")
-    }
-
     /// Every event goes through here: counted, then to its actions on the action thread.
     func emit(_ r: EventRecord) {
         stats.events += 1
-        if let c = control, c.streaming {
-            let kind: String
-            switch r.kind {
-            case .fault: kind = "fault"
-            case .recovered: kind = "recovered"
-            default: kind = "event"
-            }
-            c.stream("e \(kind) \(r.human)")
-        }
+        if let c = control, c.streaming { c.stream("e \(r.bindingName) \(r.human)") }
         observer?(r, clock.now)
         bridge?.event(r)
         var actions: [Action] = [.stdout]
@@ -337,92 +232,6 @@ final class RunCommand {
             }
         }
         worker?.submit(.event(r, actions))
-    }
-
-    /// An alarm transition: an event, the buzzer, systemd's status.
-    func alarmChanged(_ tr: AlarmTransition, at t: Int64, reference: Vec3?) {
-        tamperReference = tr.to == .armed || tr.to == .triggered ? (reference ?? tamperReference) : nil
-        if tr.to == .triggered { tamperRepeats = 0 }
-        alarmSinceWall = WallClock.nowMicros()
-        store?.save(SavedAlarm(state: tr.to, sinceWallMicros: alarmSinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference))
-        emit(EventRecord(t: t, kind: .alarm(tr)))
-        if tr.to == .triggered { stats.triggeredAtWall = Sys.monotonicMicros() }
-        if (tr.to == .triggered) != (tr.from == .triggered) {
-            worker?.submit(.alarm(sounding: tr.to == .triggered))
-        }
-        notifier.send("STATUS=alarm \(EventRecord.alarmName(tr.to))")
-        if let a = alarm { bridge?.alarm(a.state, since: a.since, sinceWall: alarmSinceWall) }
-    }
-
-    /// Commands that came over MQTT: judged (authentication, code), applied like the control
-    /// socket's, answered on the result topic.
-    func mqttCommands<D: SampleDetector>(detectors d: inout D) {
-        guard let b = bridge else { return }
-        for payload in b.takeCommands() {
-            let (command, refusal) = b.judge(payload)
-            if let why = refusal {
-                // Wrong codes are answered but not logged one by one (the lockout is, once);
-                // while locked out, tries are counted and not answered: a flood costs nothing.
-                if why.hasPrefix("locked out") { continue }
-                if why != "wrong code" && why != "a code is required" && !why.contains("remote commands locked out") {
-                    Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)")
-                }
-                b.answer(command, ok: false, error: why, state: alarm?.state)
-                continue
-            }
-            if let tr = alarm!.command(arm: command == "arm", at: streamNow, detectors: &d) {
-                alarmChanged(tr, at: streamNow, reference: d.tamperReference)
-            }
-            Log.info("mqtt: \(command)")
-            b.answer(command, ok: true, state: alarm?.state)
-        }
-    }
-
-    /// The answer to a control request.
-    func control<D: SampleDetector>(_ line: String, detectors d: inout D) -> String {
-        func state() -> String {
-            guard let a = alarm else { return "\"alarm\":false" }
-            return "\"alarm\":true,\"state\":\"\(EventRecord.alarmName(a.state))\",\"since\":\(EventRecord.seconds(a.since)),\"since_utc\":\"\(WallClock.iso8601(alarmSinceWall))\",\"tamper_repeats\":\(tamperRepeats)"
-        }
-        switch line {
-        case "arm", "disarm":
-            guard alarm != nil else { return "{\"ok\":false,\"error\":\"this board has no alarm\"}" }
-            if let tr = alarm!.command(arm: line == "arm", at: streamNow, detectors: &d) {
-                alarmChanged(tr, at: streamNow, reference: d.tamperReference)
-            }
-            Log.info("control: \(line)")
-            return "{\"ok\":true,\(state())}"
-        case "status":
-            return "{\"ok\":true,\(state()),\"version\":\(JSONText.quote(BuildInfo.description)),\"t\":\(EventRecord.seconds(streamNow)),\"samples\":\(stats.samples),\"events\":\(stats.events),\"sensor\":\"\(supervisor.phase == .running ? "ok" : "fault")\",\"faults\":\(supervisor.faults)}"
-        case "stream":
-            let s = hw.sensor
-            return "{\"ok\":true,\"stream\":1,\"identity\":\(JSONText.quote(s.identity)),\"address\":\(s.address),\"bus\":\(JSONText.quote(hw.busName)),\"board\":\(JSONText.quote(board.file.isEmpty ? board.name : board.file)),\"rate_mhz\":\(s.rateMilliHz),\"range_mg\":\(s.rangeMilliG),\"gyro_range_dps\":\(board.gyroRangeDps),\"has_gyro\":\(s.hasGyro),\"version\":\(JSONText.quote(BuildInfo.description))}"
-        case _ where line.hasPrefix("output "):
-            return manualOutput(line)
-        default:
-            return "{\"ok\":false,\"error\":\(JSONText.quote("unknown command '\(line.prefix(40))' (arm, disarm, status, output)"))}"
-        }
-    }
-
-    /// `output NAME on|off|pulse MS|beep N` from `jolt output`: the pattern goes to the action
-    /// thread, which owns the lines. The alarm's cadence wins on its line: a sounding alarm is
-    /// silenced by a disarm, never by turning its output off.
-    func manualOutput(_ line: String) -> String {
-        func refuse(_ m: String) -> String { "{\"ok\":false,\"error\":\(JSONText.quote(m))}" }
-        let words = line.split(separator: " ").map(String.init)
-        guard words.count >= 3, let request = OutputRequest(words: Array(words[2...])) else {
-            return refuse("usage: output NAME on|off|pulse MS|beep N")
-        }
-        let name = words[1]
-        guard outputs[name] != nil, let worker else {
-            return refuse("no output named \"\(name)\" on this board (have: \(outputs.keys.sorted().joined(separator: ", ")))")
-        }
-        if name == board.alarm?.output, alarm?.state == .triggered, request.pattern == nil {
-            return refuse("the alarm is sounding on \(name): disarm it to silence it (jolt disarm)")
-        }
-        worker.submit(.manual(output: name, request.pattern))
-        Log.info("control: output \(name): \(request.pattern?.text ?? "off")")
-        return "{\"ok\":true,\"output\":\(JSONText.quote(name)),\"pattern\":\(JSONText.quote(request.pattern?.text ?? "off"))}"
     }
 
     var summary: String {
@@ -617,50 +426,4 @@ final class RunCommand {
                 if nextPoll <= r.clock.now - interval { nextPoll = r.clock.now + interval }
             }
         }
-    }
-
-    /// A key switch arms when it turns active and disarms when it turns inactive.
-    func readKeySwitch<D: SampleDetector>(_ d: inout D) {
-        guard let name = board.alarm?.keySwitch, let line = inputs[name], alarm != nil else { return }
-        guard let v = try? line.get() else { return }
-        defer { keySwitchLast = v }
-        guard let last = keySwitchLast, last != v else { return }
-        Log.info("key switch \(name): \(v ? "on, arming" : "off, disarming")")
-        if let tr = alarm!.command(arm: v, at: streamNow, detectors: &d) { alarmChanged(tr, at: streamNow, reference: d.tamperReference) }
-    }
-}
-
-/// The detectors' state after a sample, for a live view.
-struct LiveLevels {
-    var gravity: Vec3
-    var shakeProgress: Int32
-    var faceDown: Bool
-
-    /// A sample and the levels, as the control socket's live stream carries them:
-    /// `s T AX AY AZ GX GY GZ GRAVX GRAVY GRAVZ PROGRESS FACEDOWN` (µs, mg, mdps, mg; 0 or 1).
-    func streamLine(_ s: Sample) -> String {
-        "s \(s.t) \(s.accel.x) \(s.accel.y) \(s.accel.z) \(s.gyro.x) \(s.gyro.y) \(s.gyro.z) \(gravity.x) \(gravity.y) \(gravity.z) \(shakeProgress) \(faceDown ? 1 : 0)"
-    }
-
-    /// Reads a stream line back; nil for anything else.
-    static func parse(_ line: Substring) -> (Sample, LiveLevels)? {
-        let f = line.split(separator: " ")
-        guard f.count == 13, f[0] == "s", let t = Int64(f[1]) else { return nil }
-        var v: [Int32] = []
-        for x in f[2...12] {
-            guard let n = Int32(x) else { return nil }
-            v.append(n)
-        }
-        return (Sample(t: t, accel: Vec3(v[0], v[1], v[2]), gyro: Vec3(v[3], v[4], v[5])),
-                LiveLevels(gravity: Vec3(v[6], v[7], v[8]), shakeProgress: v[9], faceDown: v[10] != 0))
-    }
-}
-
-extension Alarm {
-    /// The same alarm, in the same state, with new settings.
-    func reconfigured(_ s: AlarmSettings) -> Alarm {
-        var a = Alarm(settings: s)
-        a.restore(state: state, since: since)
-        return a
-    }
-}
+    }}

@@ -541,17 +541,10 @@ struct PoisonedOutboxTests {
         try FileManager.default.createDirectory(atPath: outbox, withIntermediateDirectories: true)
         try "jolt/kiosk-1/#\n{\"event\":\"poison\"}".write(toFile: outbox + "/00000000000000000001.msg", atomically: true, encoding: .utf8)
         let board = try kioskBoard(socket: socketPath(), extra: broker.mqttConfig(outbox: outbox))
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
-        p.arguments = ["run", "--board", board, "--trace", liftTrace(), "--fast", "--json", "--seconds", "8"]
-        let err = Pipe(), out = Pipe()
-        p.standardError = err
-        p.standardOutput = out
-        try p.run()
-        p.waitUntilExit()
-        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let events = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-        #expect(events.count >= 4)
+        let r = joltBinary(["run", "--board", board, "--trace", liftTrace(), "--fast", "--json", "--seconds", "8"])
+        let log = r.error
+        let events = r.out.split(separator: "\n")
+        #expect(r.code == 0 && events.count >= 4, "\(r)")
         #expect(sub.wait { $0.count >= events.count }, "delivered \(sub.messages.count) of \(events.count): \(log)")
         #expect(log.components(separatedBy: "was moved aside").count - 1 == 1, "\(log)")
         #expect(FileManager.default.fileExists(atPath: outbox + "/quarantine/00000000000000000001.msg"))

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+
+/// Where a command's board profile and detection settings come from: `--board`, `$JOLT_BOARD`,
+/// /etc/jolt/jolt.json, a chip on /dev/i2c-1, the simulated board; `--config`, `--algorithm`,
+/// `--sensitivity`.
+extension JoltCLI {
+    /// Applies --config, --algorithm, --flip-algorithm and --sensitivity.
+    static func detectionBoard(_ a: Arguments) throws(JoltError) -> BoardProfile {
+        var sensitivity: Sensitivity?
+        if let s = a.value("--sensitivity") {
+            guard let v = Sensitivity(name: s) else {
+                throw JoltError(.usage, "jolt \(a.command): --sensitivity must be low, medium or high, found '\(s)'")
+            }
+            sensitivity = v
+        }
+        var board = BoardProfile()
+        if let path = a.value("--config") {
+            board = try BoardProfile.load(path: path, sensitivity: sensitivity)
+        } else if let sensitivity {
+            board.detection = DetectionSettings(sensitivity: sensitivity, rateMilliHz: board.rateMilliHz, gyro: true)
+        }
+        if let n = a.value("--algorithm") {
+            guard let alg = ShakeAlgorithm.allCases.first(where: { "\($0.name)" == n }) else {
+                throw JoltError(.usage, "jolt \(a.command): --algorithm must be one of \(ShakeAlgorithm.allCases.map { "\($0.name)" }.joined(separator: ", ")), found '\(n)'")
+            }
+            board.detection.shakeAlgorithm = alg
+        }
+        if let n = a.value("--flip-algorithm") {
+            guard let alg = FlipAlgorithm.allCases.first(where: { "\($0.name)" == n }) else {
+                throw JoltError(.usage, "jolt \(a.command): --flip-algorithm must be one of \(FlipAlgorithm.allCases.map { "\($0.name)" }.joined(separator: ", ")), found '\(n)'")
+            }
+            board.detection.flipAlgorithm = alg
+        }
+        return board
+    }
+
+    /// The installed configuration: what the package puts in place and the service reads.
+    static let systemBoard = "/etc/jolt/jolt.json"
+
+    /// Where a command's board profile comes from, first found wins: `--board FILE`, then
+    /// `$JOLT_BOARD`, then /etc/jolt/jolt.json. Nil when none is there; what was taken is logged
+    /// when it was not named on the command line.
+    static func boardPath(_ a: Arguments) -> String? {
+        if let path = a.value("--board") { return path }
+        if let env = getenv("JOLT_BOARD").map({ String(cString: $0) }), !env.isEmpty {
+            Log.info("board profile from $JOLT_BOARD: \(env)")
+            return env
+        }
+        if access(systemBoard, F_OK) == 0 {
+            Log.info("board profile: \(systemBoard)")
+            return systemBoard
+        }
+        return nil
+    }
+
+    /// The board of a command that needs a real profile (calibrate, safe, output).
+    static func requiredBoard(_ a: Arguments) throws(JoltError) -> BoardProfile {
+        guard let path = boardPath(a) else {
+            throw JoltError(.usage, "\(a.command): no board profile: give --board FILE, set JOLT_BOARD, or install one as \(systemBoard)")
+        }
+        return try BoardProfile.load(path: path)
+    }
+
+    /// The board of run, watch and record: `boardPath`, or else a chip on /dev/i2c-1 if one
+    /// answers, otherwise the simulated board.
+    static func board(_ a: Arguments, sensitivity: Sensitivity?) throws(JoltError) -> BoardProfile {
+        if let path = boardPath(a) { return try BoardProfile.load(path: path, sensitivity: sensitivity) }
+        var b = BoardProfile.builtInSim
+        if access("/dev/i2c-1", F_OK) == 0, let bus = try? Hardware.openLinuxBus("/dev/i2c-1"),
+           let (chip, address) = try? Hardware.locate(BoardProfile(), bus: bus) {
+            var hw = BoardProfile()
+            hw.file = "(no board: \(chip.rawValue) found on /dev/i2c-1)"
+            hw.bus = "/dev/i2c-1"
+            hw.chip = chip
+            hw.address = address
+            b = hw
+            Log.info("no board profile (--board, $JOLT_BOARD, \(systemBoard)): using the \(chip.rawValue) found at 0x\(hex(address)) on /dev/i2c-1 with default settings")
+        } else {
+            Log.info("no board profile (--board, $JOLT_BOARD, \(systemBoard)) and no chip on /dev/i2c-1: running the simulated board (boards/sim.json)")
+        }
+        if let sensitivity {
+            b.detection = DetectionSettings(sensitivity: sensitivity, rateMilliHz: b.rateMilliHz, gyro: true)
+        }
+        return b
+    }
+
+    static func sensitivity(_ a: Arguments) throws(JoltError) -> Sensitivity? {
+        guard let s = a.value("--sensitivity") else { return nil }
+        guard let v = Sensitivity(name: s) else {
+            throw JoltError(.usage, "jolt \(a.command): --sensitivity must be low, medium or high, found '\(s)'")
+        }
+        return v
+    }
+}
