@@ -7,13 +7,18 @@ import PackageDescription
 //   JoltCore     pure fixed-point detection and the alarm state machine; no Foundation, no Glibc,
 //                builds in Embedded Swift for a Cortex-M.
 //   JoltTrace    the jolt-trace v1 format: a streaming parser from bytes to samples, and a writer.
-//   JoltDrivers  the I2C bus protocol and the MPU6050 / ADXL345 drivers, generic over the bus;
-//                never names /dev. Also Embedded-clean.
+//   JoltDrivers  the I2C bus protocol, the `Sensor` protocol every chip implements, and the chips
+//                (Chips/<CHIP>/: register map, driver, sensor), generic over the bus; never
+//                names /dev. Also Embedded-clean.
 //   JoltMotion   physical models of motion (shakes, flips, knocks, walking…) as sample streams,
 //                for the simulator, the evaluation corpus, the benchmark and the tests.
 //   JoltCorpus   the labelled evaluation corpus (generated from JoltMotion's models) and the
 //                scoring behind `jolt eval`.
-//   JoltSim      register-level simulated chips on a simulated bus, with fault injection.
+//   JoltSim      register-level simulated chips (Chips/: each chip's twin) on a simulated bus,
+//                with fault injection.
+//   JoltChips    the chip registry (one line per chip), the opened-chip type and the probe.
+//   JoltEngine   the one sampling engine: clock, sensor, supervisor, timestamps, mount,
+//                detector set → events. Knows nothing of simulation or Linux.
 //   JoltLinux    the Linux side: one wrapper per syscall (mockable in debug builds), /dev/i2c-*,
 //                /dev/gpiochip*, signals, sockets, processes.
 //   JoltMQTT     the link to an MQTT broker (libmosquitto): outbox on disk, reconnection.
@@ -38,6 +43,8 @@ let package = Package(
         .target(name: "JoltMotion", dependencies: ["JoltCore"]),
         .target(name: "JoltSim", dependencies: ["JoltCore", "JoltDrivers", "JoltMotion"]),
         .target(name: "JoltCorpus", dependencies: ["JoltCore", "JoltTrace", "JoltMotion"]),
+        .target(name: "JoltChips", dependencies: ["JoltDrivers"]),
+        .target(name: "JoltEngine", dependencies: ["JoltCore", "JoltDrivers", "JoltChips"]),
         .systemLibrary(name: "CI2C", path: "hal/CI2C", providers: [.apt(["libi2c-dev"])]),
         .systemLibrary(name: "CGPIO", path: "hal/CGPIO"),
         .systemLibrary(name: "CLinux", path: "hal/CLinux"),
@@ -50,7 +57,7 @@ let package = Package(
         .target(name: "JoltMQTT", dependencies: ["JoltLinux", "CMosquitto"]),
         .target(
             name: "JoltApp",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT", "JoltBuildInfo"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT", "JoltBuildInfo"],
             swiftSettings: debugMocking
         ),
         .executableTarget(name: "jolt", dependencies: ["JoltApp"]),
@@ -64,9 +71,16 @@ let package = Package(
         .executableTarget(name: "fuzz-drivers", dependencies: ["JoltFuzz", "CFuzzer"]),
         .target(name: "CAllocCount"),
         .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltMotion", "JoltTrace", "CAllocCount"]),
+        // Tests, one target per layer: the core's build against the core alone, the drivers'
+        // against the drivers, the registry, the simulated chips and a mock bus, the engine's
+        // against the engine; the end-to-end tests (JoltTests) drive the app and the binary.
+        .target(name: "JoltTestSupport", dependencies: ["JoltCore"], path: "Tests/JoltTestSupport"),
+        .testTarget(name: "JoltCoreTests", dependencies: ["JoltCore", "JoltTrace", "JoltTestSupport"]),
+        .testTarget(name: "JoltDriverTests", dependencies: ["JoltDrivers", "JoltChips", "JoltSim", "JoltCore", "JoltMotion"]),
+        .testTarget(name: "JoltEngineTests", dependencies: ["JoltEngine", "JoltChips", "JoltDrivers", "JoltSim", "JoltCore"]),
         .testTarget(
             name: "JoltTests",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz", "JoltMQTT", "JoltBuildInfo"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz", "JoltMQTT", "JoltBuildInfo", "JoltTestSupport"],
             swiftSettings: debugMocking
         ),
     ],

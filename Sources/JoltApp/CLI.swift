@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltChips
 import JoltCore
 import JoltCorpus
 import JoltBuildInfo
@@ -269,8 +270,8 @@ public enum JoltCLI {
         }
         if let r = try a.fixed("--rate", places: 3, range: 12_500...1_000_000, unit: "Hz") { o.rateMilliHz = Int32(r) }
         if let c = a.value("--chip") {
-            guard let chip = ChipKind(rawValue: c) else { throw JoltError(.usage, "jolt soak: --chip must be mpu6050 or adxl345, found '\(c)'") }
-            o.chip = chip
+            guard ChipRegistry.named(c) != nil else { throw JoltError(.usage, "jolt soak: --chip must be one of \(ChipRegistry.names.joined(separator: ", ")), found '\(c)'") }
+            o.chip = c
         }
         o.fifo = !a.flag("--no-fifo")
         o.json = a.flag("--json")

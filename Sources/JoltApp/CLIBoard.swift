@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltChips
 import JoltCore
 
 /// Where a command's board profile and detection settings come from: `--board`, `$JOLT_BOARD`,
@@ -72,12 +73,12 @@ extension JoltCLI {
         if access("/dev/i2c-1", F_OK) == 0, let bus = try? Hardware.openLinuxBus("/dev/i2c-1"),
            let (chip, address) = try? Hardware.locate(BoardProfile(), bus: bus) {
             var hw = BoardProfile()
-            hw.file = "(no board: \(chip.rawValue) found on /dev/i2c-1)"
+            hw.file = "(no board: \(chip.name) found on /dev/i2c-1)"
             hw.bus = "/dev/i2c-1"
-            hw.chip = chip
+            hw.chip = chip.name
             hw.address = address
             b = hw
-            Log.info("no board profile (--board, $JOLT_BOARD, \(systemBoard)): using the \(chip.rawValue) found at 0x\(hex(address)) on /dev/i2c-1 with default settings")
+            Log.info("no board profile (--board, $JOLT_BOARD, \(systemBoard)): using the \(chip.name) found at 0x\(hex(address)) on /dev/i2c-1 with default settings")
         } else {
             Log.info("no board profile (--board, $JOLT_BOARD, \(systemBoard)) and no chip on /dev/i2c-1: running the simulated board (boards/sim.json)")
         }

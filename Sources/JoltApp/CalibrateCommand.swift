@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltChips
 import JoltCore
+import JoltEngine
 import JoltDrivers
 import JoltLinux
 import JoltTrace
@@ -55,25 +57,12 @@ struct CalibrateCommand {
         let text = try readFile(options.board, what: "board profile", missingHint: "check the path")
         let root: JSONNode
         do { root = try JSONParser.parse(text) } catch { throw JoltError(.config, "\(options.board): not valid JSON") }
-        let sampler = try Sampler(board: board, fast: options.fast, trace: options.trace)
-        Log.info("calibrating \(sampler.sensor.identity) on \(sampler.hw.busName): keep the device still for \(EventRecord.seconds(options.micros)) s")
-        var sum = [Int64](repeating: 0, count: 6), sq = [Double](repeating: 0, count: 6)
-        var lo = [Int32](repeating: .max, count: 3), hi = [Int32](repeating: .min, count: 3)
-        let n = try sampler.read(micros: options.micros, progress: "measuring") { (f, _) throws(JoltError) in
-            let v = [f.ax, f.ay, f.az, f.gx, f.gy, f.gz]
-            for i in 0..<6 {
-                sum[i] += Int64(v[i])
-                sq[i] += Double(v[i]) * Double(v[i])
-            }
-            for i in 0..<3 {
-                lo[i] = min(lo[i], v[i])
-                hi[i] = max(hi[i], v[i])
-            }
-        }
-        guard n >= 10 else { throw JoltError(.unavailable, "\(sampler.hw.busName): only \(n) readings in \(EventRecord.seconds(options.micros)) s; is the chip measuring? (run 'jolt probe')") }
+        let reading = try Self.measure(board: board, fast: options.fast, trace: options.trace, micros: options.micros)
+        let (n, sum, sq, lo, hi) = (reading.count, reading.sum, reading.squares, reading.low, reading.high)
+        guard n >= 10 else { throw JoltError(.unavailable, "\(reading.bus): only \(n) readings in \(EventRecord.seconds(options.micros)) s; is the chip measuring? (run 'jolt probe')") }
         var r = Result()
         r.samples = Int(n)
-        r.hasGyro = sampler.sensor.hasGyro
+        r.hasGyro = reading.hasGyro
         for i in 0..<6 {
             let mean = Double(sum[i]) / Double(n)
             let sd = max(sq[i] / Double(n) - mean * mean, 0).squareRoot()
@@ -185,4 +174,88 @@ struct CalibrateCommand {
 
 extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: " ", count: Swift.max(width - count, 0)) + self }
+}
+
+/// What calibration measures: raw readings (chip axes, no offsets) through the sampling engine,
+/// summed per axis, with a progress bar on a terminal.
+final class CalibrationReading: EngineSink {
+    var count = 0
+    var sum = [Int64](repeating: 0, count: 6), squares = [Double](repeating: 0, count: 6)
+    var low = [Int32](repeating: .max, count: 3), high = [Int32](repeating: .min, count: 3)
+    var hasGyro = false
+    var bus = ""
+    var failure: String?
+    /// Readings from this stream time on are not counted, µs.
+    var limitMicros = Int64.max
+
+    func fault(_ reason: String, at t: Int64) { failure = failure ?? reason }
+    func gap(_ gap: Gap) {}
+
+    func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: inout D) {
+        guard s.t < limitMicros else { return }
+        let v = [s.accel.x, s.accel.y, s.accel.z, s.gyro.x, s.gyro.y, s.gyro.z]
+        count += 1
+        for i in 0..<6 {
+            sum[i] += Int64(v[i])
+            squares[i] += Double(v[i]) * Double(v[i])
+        }
+        for i in 0..<3 {
+            low[i] = min(low[i], v[i])
+            high[i] = max(high[i], v[i])
+        }
+    }
+}
+
+extension CalibrateCommand {
+    /// Reads the board's chip for `micros` of samples.
+    static func measure(board: BoardProfile, fast: Bool, trace: String?, micros: Int64) throws(JoltError) -> CalibrationReading {
+        let hw = try Hardware.open(board, trace: trace)
+        if fast && hw.sim == nil { throw JoltError(.usage, "--fast runs simulated time; \(board.file) is real hardware on \(board.bus)") }
+        let clock = RunClock(virtual: fast, sim: hw.sim?.clock)
+        var delay = ClockDelay(clock: clock)
+        do { try hw.sensor.start(delay: &delay) } catch { throw chipError(error, hw.sensor) }
+        Log.info("calibrating \(hw.sensor.identity) on \(hw.busName): keep the device still for \(EventRecord.seconds(micros)) s")
+        let engine = SamplingEngine(sensor: hw.sensor, clock: clock, mount: .identity, drainMillis: board.fifoPollMillis)
+        var settings = board.detection
+        settings.rateMilliHz = hw.sensor.rateMilliHz
+        var detectors = DefaultDetectors(settings)
+        var reading = CalibrationReading()
+        reading.hasGyro = hw.sensor.hasGyro
+        reading.bus = hw.busName
+        reading.limitMicros = micros
+        let bar = ProgressBar(label: "measuring", total: micros)
+        while engine.streamMicros < micros {
+            clock.advance(to: engine.nextPoll)
+            let step = engine.step(now: clock.now, detectors: &detectors, sink: &reading)
+            if let why = reading.failure { throw JoltError(.unavailable, why) }
+            bar?.show(engine.streamMicros)
+            if case .polled(0) = step, hw.exhausted { break }
+        }
+        bar?.finish()
+        return reading
+    }
+}
+
+/// A progress bar on standard error, when it is a terminal: "recording 1.2 / 10.0 s [===   ]".
+final class ProgressBar {
+    let label: String
+    let total: Int64
+    var lastShown: Int64 = -1
+
+    init?(label: String, total: Int64) {
+        guard TextOutput.standardError.isTerminal else { return nil }
+        self.label = label
+        self.total = total
+    }
+
+    func show(_ done: Int64) {
+        let tenth = min(done, total) / 100_000
+        guard tenth != lastShown else { return }
+        lastShown = tenth
+        let bar = Int(min(done * 30 / max(total, 1), 30))
+        TextOutput.standardError.write("\r\(label) \(EventRecord.seconds(tenth * 100_000)) / \(EventRecord.seconds(total / 100_000 * 100_000)) s [\(String(repeating: "=", count: bar))\(String(repeating: " ", count: 30 - bar))]")
+        TextOutput.standardError.flush()
+    }
+
+    func finish() { TextOutput.standardError.write("\n") }
 }

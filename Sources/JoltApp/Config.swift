@@ -1,16 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltChips
 import JoltCore
 import JoltLinux
 import JoltSim
 import JoltTrace
-
-/// The supported chips.
-public enum ChipKind: String, Sendable, CaseIterable {
-    case mpu6050
-    case adxl345
-}
 
 /// A board profile (`boards/*.json`): which bus and chip, how it is mounted, how detection is
 /// tuned, and (later sections) what to do on each event.
@@ -21,8 +16,8 @@ public struct BoardProfile: Sendable {
     public var name = "board"
     /// The I2C bus: a path like /dev/i2c-1, or "sim" for the simulated bus.
     public var bus = "sim"
-    /// The chip, or nil to detect it.
-    public var chip: ChipKind?
+    /// The chip, by its registry name ("mpu6050"), or nil to detect it.
+    public var chip: String?
     /// The chip's 7-bit address, or nil for the chip's default (or to detect it).
     public var address: UInt8?
     /// Output data rate, mHz.
@@ -62,8 +57,8 @@ public struct BoardProfile: Sendable {
 
 /// What the simulated board plays.
 public struct SimSettings: Sendable, Equatable {
-    /// The simulated chip.
-    public var chip: ChipKind = .mpu6050
+    /// The simulated chip, by its registry name.
+    public var chip = "mpu6050"
     /// A built-in motion script: "demo", "rest", "lift", "shake", "flip".
     public var motion = "demo"
     /// A trace to play instead of a script (path relative to the board file's folder).
@@ -144,7 +139,7 @@ extension BoardProfile {
             }
             b.bus = bus == "sim" ? "sim" : LinuxI2CPath.normalize(bus)!
         }
-        if let c = try r.choice("chip", ["mpu6050", "adxl345", "auto"]) { b.chip = ChipKind(rawValue: c) }
+        if let c = try r.choice("chip", ChipRegistry.names + ["auto"]) { b.chip = c == "auto" ? nil : c }
         if let n = r.node("address") {
             b.address = try parseAddress(n) { m throws(JoltError) in r.fail("address", n, m) }
         }
@@ -243,7 +238,7 @@ extension BoardProfile {
 
     static func parseSim(_ r: ObjectReader) throws(JoltError) -> SimSettings {
         var s = SimSettings()
-        if let c = try r.choice("chip", ["mpu6050", "adxl345"]) { s.chip = ChipKind(rawValue: c)! }
+        if let c = try r.choice("chip", ChipRegistry.names) { s.chip = c }
         if let m = try r.choice("motion", ["demo", "rest", "lift", "shake", "flip"]) { s.motion = m }
         if let t = try r.string("trace") {
             guard !t.isEmpty else { throw r.fail("trace", r.node("trace"), "must be a path to a jolt-trace file") }

@@ -1,3 +1,4 @@
+import JoltChips
 import JoltCore
 import JoltTrace
 
@@ -68,7 +69,7 @@ enum ConfigDoc {
             Key(path: "name", defaultValue: "\"board\"", meaning: "A short name for logs."),
             Key(path: "description", defaultValue: "", meaning: "Free text: what this board is and how it is wired. Ignored by Jolt."),
             Key(path: "bus", defaultValue: "\"\(b.bus)\"", meaning: "The I2C bus: `\"1\"`, `\"i2c-1\"` or `\"/dev/i2c-1\"` (the Pi's header pins 3 and 5), or `\"sim\"` for the simulated bus."),
-            Key(path: "chip", defaultValue: "detected", meaning: "The chip: `mpu6050`, `adxl345`, or `auto` to find either at its usual addresses."),
+            Key(path: "chip", defaultValue: "detected", meaning: "The chip: " + ChipRegistry.names.map { "`\($0)`" }.joined(separator: ", ") + ", or `auto` to find any of them at its usual addresses."),
             Key(path: "address", defaultValue: "the chip's default", meaning: "The chip's 7-bit address, `\"0x68\"` (MPU6050, AD0 low; 0x69 high) or `\"0x53\"` (ADXL345, SDO low; 0x1D high)."),
             Key(path: "rate_hz", defaultValue: milli(b.rateMilliHz), meaning: "Output data rate. The chip is set to the nearest rate it has; the detectors are tuned for the rate it really runs at."),
             Key(path: "accel_range_g", defaultValue: "\(b.accelRangeG)", meaning: "Accelerometer full scale: 2, 4, 8 or 16 g. A vigorous shake reaches 3–5 g."),
@@ -124,7 +125,7 @@ enum ConfigDoc {
             Key(path: "detection.tamper.motion_ms", defaultValue: preset { "\($0.tamper.motionMillis)" }, meaning: "Motion for at least this long within the last second counts as tamper."),
             Key(path: "detection.tamper.holdoff_ms", defaultValue: preset { "\($0.tamper.holdoffMillis)" }, meaning: "After a tamper event, the next one is held off this long."),
             Key(path: "sim", defaultValue: "", meaning: "What the simulated board (`\"bus\": \"sim\"`) plays: a register-level chip on a simulated bus."),
-            Key(path: "sim.chip", defaultValue: "\"mpu6050\"", meaning: "The simulated chip: `mpu6050` or `adxl345`."),
+            Key(path: "sim.chip", defaultValue: "\"mpu6050\"", meaning: "The simulated chip: " + ChipRegistry.names.map { "`\($0)`" }.joined(separator: ", ") + "."),
             Key(path: "sim.motion", defaultValue: "\"demo\"", meaning: "A built-in motion: `demo` (rest, a shake, rest, a flip face down and back), `rest` (lying still), `lift` (at rest, then lifted and carried: the alarm's test), `shake`, `flip`."),
             Key(path: "sim.trace", defaultValue: "", meaning: "A jolt-trace file to play instead of a motion (relative to the profile's folder). `--trace` overrides it."),
             Key(path: "sim.loop", defaultValue: "false", meaning: "Play the motion again and again."),

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltChips
 import JoltCore
 import JoltLinux
 
@@ -111,30 +112,10 @@ enum LiveFeed {
         o.limitMicros = options.limitMicros
         o.control = false
         let cmd = try RunCommand(board: b, options: o, out: TextOutput(fd: -1))
-        let sensor = cmd.hw.sensor
-        var started = false
-        var first: Int64?
-        var reachedLimit = false
-        cmd.onSample = { s, _, levels in
-            if !started {
-                started = true
-                view.started(Info(identity: sensor.identity, address: sensor.address, bus: cmd.hw.busName, board: board.file.isEmpty ? board.name : board.file,
-                                  rateMilliHz: sensor.rateMilliHz, rangeMilliG: sensor.rangeMilliG, gyroRangeDps: b.gyroRangeDps, hasGyro: sensor.hasGyro))
-            }
-            if first == nil { first = s.t }
-            view.sample(s, levels)
-            if let limit = options.limitMicros, s.t - first! + Units.periodMicros(rateMilliHz: sensor.rateMilliHz) >= limit { reachedLimit = true }
-        }
-        cmd.observer = { e, _ in view.event(e.human, kind: e.bindingName) }
-        var stopped = false
-        cmd.onWake = { now in
-            if view.wake(now: now) {
-                stopped = true
-                cmd.stopRequested = true
-            }
-        }
+        let local = LocalFeed(view: view, board: b, name: board.file.isEmpty ? board.name : board.file, sensor: cmd.hw.sensor, limitMicros: options.limitMicros)
+        cmd.watcher = local
         try cmd.run()
-        if let sim = cmd.hw.sim, sim.exhausted, !stopped, !reachedLimit { return .motionEnded }
+        if cmd.hw.exhausted, !local.stopped, !local.reachedLimit { return .motionEnded }
         return .stopped
     }
 
@@ -262,5 +243,42 @@ final class StreamClient {
         let line = Substring(decoding: buffer[start..<nl], as: UTF8.self)
         start = nl + 1
         return line
+    }
+}
+
+/// A live view fed by a `jolt run` in this process: the run's watcher.
+final class LocalFeed: RunWatcher {
+    let view: LiveView
+    let board: BoardProfile
+    let name: String
+    let sensor: ChipSensor
+    let limitMicros: Int64?
+    var first: Int64?
+    var stopped = false
+    var reachedLimit = false
+
+    init(view: LiveView, board: BoardProfile, name: String, sensor: ChipSensor, limitMicros: Int64?) {
+        self.view = view
+        self.board = board
+        self.name = name
+        self.sensor = sensor
+        self.limitMicros = limitMicros
+    }
+
+    func sample(_ s: Sample, _ levels: LiveLevels) {
+        if first == nil {
+            first = s.t
+            view.started(LiveFeed.Info(identity: sensor.identity, address: sensor.address, bus: sensor.busName, board: name,
+                                       rateMilliHz: sensor.rateMilliHz, rangeMilliG: sensor.rangeMilliG, gyroRangeDps: board.gyroRangeDps, hasGyro: sensor.hasGyro))
+        }
+        view.sample(s, levels)
+        if let limit = limitMicros, s.t - first! + sensor.periodMicros >= limit { reachedLimit = true }
+    }
+
+    func event(_ r: EventRecord, now: Int64) { view.event(r.human, kind: r.bindingName) }
+
+    func woke(now: Int64) -> Bool {
+        if view.wake(now: now) { stopped = true }
+        return stopped
     }
 }

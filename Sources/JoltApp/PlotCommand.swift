@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltCore
+import JoltEngine
 import JoltTrace
 
 /// `jolt plot`: a trace as an SVG picture — the three axes and the magnitude, the dynamic

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltChips
 import JoltDrivers
 import JoltLinux
 import JoltSim
@@ -77,22 +78,18 @@ enum ProbeCommand {
     static func report<Bus: I2CBus>(_ bus: inout Bus, out: TextOutput) -> Int {
         var found = 0
         for c in ChipProbe.candidates {
+            let info = c.chip.info
             let line: String
-            switch ChipProbe.probe(&bus, address: c.address) {
+            switch ChipProbe.probe(&bus, address: c.address, for: c.chip) {
             case .absent:
                 line = "-"
-            case .mpu6050:
-                line = "MPU6050 (WHO_AM_I 0x68)"
-                found += 1
-            case .mpu6050Compatible(let id, let part):
-                line = "\(part) (WHO_AM_I 0x\(hex(id))): MPU6050-compatible, supported"
-                found += 1
-            case .adxl345:
-                line = "ADXL345 (DEVID 0xE5)"
+            case .found(_, let part, let id):
+                line = part == info.part
+                    ? "\(part) (\(info.idRegisterName) 0x\(hex(id)))"
+                    : "\(part) (\(info.idRegisterName) 0x\(hex(id))): \(info.part)-compatible, supported"
                 found += 1
             case .unknown(let reg, let id):
-                let what = c.chip == "mpu6050" ? "WHO_AM_I (0x\(hex(reg)))" : "DEVID (0x\(hex(reg)))"
-                line = "something answers, but \(what) reads 0x\(hex(id)): not a supported chip"
+                line = "something answers, but \(info.idRegisterName) (0x\(hex(reg))) reads 0x\(hex(id)): not a \(info.part)"
             case .error(let e):
                 line = "\(e.kind.words) (errno \(e.code))"
             }

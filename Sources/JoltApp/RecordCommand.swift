@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltChips
 import JoltCore
 import JoltDrivers
 import JoltLinux
@@ -20,8 +21,7 @@ final class RecordCommand: LiveView {
     var last: Int64 = 0
     var count: Int64 = 0
     var writeFailed = false
-    var lastShown: Int64 = -1
-    let progress = TextOutput.standardError.isTerminal
+    lazy var bar = output == "-" ? nil : ProgressBar(label: "recording", total: seconds * 1_000_000)
 
     init(board: BoardProfile, seconds: Int64, output: String) {
         self.board = board
@@ -47,7 +47,7 @@ final class RecordCommand: LiveView {
         defer { if fd != 1 { Sys.close(fd) } }
         file = TextOutput(fd: fd)
         let end = try LiveFeed.run(board: board, options: options, view: self)
-        if progress && output != "-" { TextOutput.standardError.write("\n") }
+        bar?.finish()
         file?.flush()
         if writeFailed || file?.broken == true { throw JoltError(.ioError, "\(output): write failed") }
         guard let first else { throw JoltError(.unavailable, "record: no samples came (\(end == .serverGone ? "the running jolt stopped" : "the chip gave none"))") }
@@ -90,17 +90,7 @@ final class RecordCommand: LiveView {
 
     func wake(now: Int64) -> Bool {
         if writeFailed { return true }
-        if progress && output != "-", let first {
-            let total = seconds * 1_000_000
-            let done = last - first
-            let tenth = done / 100_000
-            if tenth != lastShown {
-                lastShown = tenth
-                let bar = Int(min(done * 30 / max(total, 1), 30))
-                TextOutput.standardError.write("\rrecording \(EventRecord.seconds(tenth * 100_000)) / \(EventRecord.seconds(total)) s [\(String(repeating: "=", count: bar))\(String(repeating: " ", count: 30 - bar))]")
-                TextOutput.standardError.flush()
-            }
-        }
+        if let first { bar?.show(last - first) }
         return false
     }
 }

@@ -1,4 +1,5 @@
 import JoltCore
+import JoltEngine
 import JoltTrace
 
 /// `jolt replay`: runs the detectors over recorded traces as fast as they can be read.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltDrivers
+import JoltEngine
 import JoltLinux
 import JoltSim
 
@@ -12,6 +13,8 @@ final class RunClock {
     let virtual: Bool
     let sim: SimClock?
     let start = Sys.monotonicMicros()
+    /// A descriptor that ends a real-time delay early when readable (the run's signals).
+    var interrupt: Int32?
 
     init(virtual: Bool, sim: SimClock?) {
         self.virtual = virtual && sim != nil
@@ -37,30 +40,28 @@ final class RunClock {
     }
 }
 
-/// A driver's delay on the run's clock. With `interrupt` (the signal descriptor), a real-time
-/// delay ends early when a signal is pending, so that a stop is never held up by a chip's reset
-/// wait; the driver then fails or finishes quickly, and the run loop sees the signal.
-struct ClockDelay: Delay {
-    let clock: RunClock
-    var interrupt: Int32?
-
-    init(clock: RunClock, interrupt: Int32? = nil) {
-        self.clock = clock
-        self.interrupt = interrupt
-    }
-
-    mutating func delay(milliseconds: UInt32) {
-        let until = clock.now + Int64(milliseconds) * 1000
-        guard let fd = interrupt, !clock.virtual else {
-            clock.advance(to: until)
+extension RunClock: EngineClock {
+    /// A chip's reset wait. In real time it ends early when a signal is pending on `interrupt`
+    /// (the run's signal descriptor), so that a stop is never held up by a reset; the driver
+    /// then fails or finishes quickly, and the run loop sees the signal.
+    func delay(milliseconds: UInt32) {
+        let until = now + Int64(milliseconds) * 1000
+        guard let fd = interrupt, !virtual else {
+            advance(to: until)
             return
         }
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-        var now = clock.now
-        while now < until {
-            _ = try? Sys.poll(&fds, timeoutMicros: until - now)
+        var t = now
+        while t < until {
+            _ = try? Sys.poll(&fds, timeoutMicros: until - t)
             if fds[0].revents != 0 { return }
-            now = clock.now
+            t = now
         }
     }
+}
+
+/// A driver's delay on the run's clock.
+struct ClockDelay: Delay {
+    let clock: RunClock
+    mutating func delay(milliseconds: UInt32) { clock.delay(milliseconds: milliseconds) }
 }

@@ -3,7 +3,9 @@ import Glibc
 #endif
 import JoltBuildInfo
 import JoltCore
+import JoltChips
 import JoltDrivers
+import JoltEngine
 import JoltLinux
 import JoltSim
 
@@ -60,8 +62,10 @@ final class RunCommand {
     /// Tampers seen while the alarm was already sounding, since it last triggered.
     var tamperRepeats = 0
     var keySwitchLast: Bool?
+    /// The sampling engine, once the chip is started. Kept across reloads.
+    var engine: SamplingEngine?
     /// Stream time of the next sample, µs: the clock commands are applied on.
-    var streamNow: Int64 = 0
+    var streamNow: Int64 { engine?.streamNow ?? hw.origin }
 
     /// Figures for the daemon-cost benchmark and the exit log line.
     struct Stats {
@@ -77,16 +81,10 @@ final class RunCommand {
         var triggeredAtWall: Int64?
     }
     var stats = Stats()
-    /// Sees each event as it is emitted, with the run clock's time (a soak checks them this way).
-    var observer: ((EventRecord, Int64) -> Void)?
-    /// Called at each wake-up with the run clock's time.
-    var onWake: ((Int64) -> Void)?
-    /// Sees every sample with what it raised and the detectors' state (a live view).
-    var onSample: ((Sample, Events, LiveLevels) -> Void)?
-    /// Set (by a hook) to end the run at the next wake-up.
-    var stopRequested = false
+    /// Who watches the run from inside (`watch`, `record`, `soak`, tests): one interface.
+    var watcher: RunWatcher?
     /// The chip's health: retries, faults, re-probes. Kept across reloads.
-    var supervisor = ChipSupervisor(periodMicros: 10_000, now: 0)
+    var supervisor: ChipSupervisor { engine?.supervisor ?? ChipSupervisor(periodMicros: hw.sensor.periodMicros, now: 0) }
 
     /// `outputs`, when given, replace the board's (tests observe simulated lines this way).
     init(board: BoardProfile, options: Options, out: TextOutput, outputs: [String: OutputLine] = [:]) throws(JoltError) {
@@ -126,14 +124,18 @@ final class RunCommand {
         signal(SIGPIPE, SIG_IGN)
         try lockBus()
         defer { shutdown() }
-        var delay = ClockDelay(clock: clock, interrupt: signals?.fd)
+        clock.interrupt = signals?.fd
+        var delay = ClockDelay(clock: clock)
         let sensor = hw.sensor
         do {
             try sensor.start(delay: &delay)
         } catch {
-            throw chipError(error, sensor, bus: hw.busName)
+            throw chipError(error, sensor)
         }
-        supervisor = ChipSupervisor(limits: options.supervision, periodMicros: sensor.periodMicros, now: clock.now)
+        if let part = sensor.compatiblePart {
+            Log.warning("the chip at 0x\(hex(sensor.address)) reads \(sensor.info.idRegisterName) 0x\(hex(sensor.idRead)), not 0x\(hex(sensor.info.id)): \(part); using it as an \(sensor.info.part)")
+        }
+        engine = SamplingEngine(sensor: sensor, clock: clock, mount: board.mount, limits: options.supervision, drainMillis: board.fifoPollMillis, origin: hw.origin)
         try openLines()
         if options.control && (board.alarm != nil || board.control.socket != nil) {
             control = try ControlServer(config: board.control)
@@ -149,7 +151,7 @@ final class RunCommand {
             b.start(board: board, sensor: "\(sensor.identity) on \(hw.busName)", alarm: alarm)
             bridge = b
         }
-        let fifo = sensor.usesFIFO ? "FIFO drained every \(min(Int64(board.fifoPollMillis) * 1000, sensor.maxPollMicros) / 1000) ms" : "read every sample"
+        let fifo = sensor.usesFIFO ? "FIFO drained every \(engine!.intervalMicros / 1000) ms" : "read every sample"
         Log.info("jolt \(BuildInfo.description): \(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName): \(hz(sensor.rateMilliHz)) Hz, ±\(sensor.rangeMilliG / 1000) g\(sensor.hasGyro ? ", ±\(board.gyroRangeDps) °/s" : ""), \(fifo)\(clock.virtual ? ", simulated time" : "")\(control.map { ", control socket \($0.path)" } ?? "")")
         notifier.send("READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)")
         let wallStart = Sys.monotonicMicros()
@@ -161,6 +163,7 @@ final class RunCommand {
             let outcome = try withDetectors(settings, Loop(run: self, settings: settings))
             if outcome == .done { break }
             reload()
+            engine?.mount = board.mount
         }
         stats.wallMicros = Sys.monotonicMicros() - wallStart
         Log.info(summary)
@@ -222,7 +225,7 @@ final class RunCommand {
     func emit(_ r: EventRecord) {
         stats.events += 1
         if let c = control, c.streaming { c.stream("e \(r.bindingName) \(r.human)") }
-        observer?(r, clock.now)
+        watcher?.event(r, now: clock.now)
         bridge?.event(r)
         var actions: [Action] = [.stdout]
         if let m = board.actions {
@@ -239,191 +242,4 @@ final class RunCommand {
         func rate(_ n: Int) -> String { String(Int((Double(n) / secs).rounded())) }
         return "stopped: \(stats.samples) samples over \(EventRecord.seconds(stats.streamMicros / 1000 * 1000)) s, \(stats.events) events, \(hw.transactions) bus transactions (\(rate(hw.transactions))/s), \(stats.wakeups) wake-ups (\(rate(stats.wakeups))/s)\(stats.overflows > 0 ? ", \(stats.overflows) FIFO overflows" : "")\(supervisor.faults > 0 ? ", \(supervisor.faults) faults" : "")\(supervisor.transientErrors > 0 ? ", \(supervisor.transientErrors) bus errors retried" : "")\(stats.skipped > 0 ? ", \(stats.skipped) samples skipped" : "")"
     }
-
-    struct Loop: DetectorConsumer {
-        let run: RunCommand
-        let settings: DetectionSettings
-        /// Without a FIFO, a longer pause between reads than this is a break in the data.
-        static let stallMicros: Int64 = 250_000
-
-        func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) -> Outcome {
-            let r = run
-            let sensor = r.hw.sensor
-            let period = sensor.periodMicros
-            let interval = sensor.usesFIFO ? min(Int64(r.board.fifoPollMillis) * 1000, sensor.maxPollMicros) : period
-            let origin = r.hw.sim?.origin ?? 0
-            var frames: [ChipSample] = []
-            frames.reserveCapacity(128)
-            var records: [EventRecord] = []
-            var index = (r.streamNow - origin) / period
-            // When data last came (the time the newest frame stands for).
-            var lastPoll = r.clock.now
-            var nextPoll = lastPoll + interval
-            // The tamper detector of fresh detectors needs a sample before it can take the
-            // armed orientation.
-            r.startAlarm(&d)
-            // Fresh detectors (at start, after a reload) take the tamper reference the alarm kept.
-            var rearmTamper = r.alarm.map { $0.state == .armed || $0.state == .triggered } ?? false
-            while true {
-                // Wait for the next poll, a signal, or a control request.
-                var fds = [pollfd(fd: r.signals!.fd, events: Int16(POLLIN), revents: 0)]
-                for f in r.control?.pollFDs ?? [] { fds.append(pollfd(fd: f, events: Int16(POLLIN), revents: 0)) }
-                if let b = r.bridge { fds.append(pollfd(fd: b.commandFD, events: Int16(POLLIN), revents: 0)) }
-                if r.clock.virtual {
-                    r.clock.advance(to: nextPoll)
-                    _ = try? Sys.poll(&fds, timeoutMicros: 0)
-                } else {
-                    var now = r.clock.now
-                    while now < nextPoll {
-                        _ = try? Sys.poll(&fds, timeoutMicros: nextPoll - now)
-                        if fds.contains(where: { $0.revents != 0 }) { break }
-                        now = r.clock.now
-                    }
-                }
-                if fds[0].revents != 0 {
-                    var stop = false, reload = false
-                    while let sig = r.signals!.next() {
-                        if sig == SIGINT || sig == SIGTERM { stop = true }
-                        if sig == SIGHUP { reload = true }
-                    }
-                    if stop {
-                        Log.info("stopping on a signal")
-                        return .done
-                    }
-                    if reload {
-                        r.streamNow = origin + index * period
-                        return .reload
-                    }
-                }
-                let now = r.clock.now
-                r.control?.service(now: now) { line in r.control(line, detectors: &d) }
-                r.mqttCommands(detectors: &d)
-                r.notifier.watchdog(now: Sys.monotonicMicros())
-                r.readKeySwitch(&d)
-                if now < nextPoll { continue }   // woken early by a control request
-                r.stats.wakeups += 1
-                r.onWake?(now)
-                if r.stopRequested { return .done }
-                if let end = r.hw.sim?.bus.stallEnd(at: now) {
-                    nextPoll = end   // a simulated host stall: no polling until it ends
-                    continue
-                }
-                if r.supervisor.phase != .running {
-                    if let sim = r.hw.sim, sim.exhausted { return .done }
-                    if let limit = r.options.limitMicros, index * period + (now - lastPoll) >= limit { return .done }
-                }
-                // Faulted: re-probe when due, and otherwise wait for that.
-                if r.supervisor.phase == .faulted {
-                    if r.supervisor.attemptDue(now: now) {
-                        var delay = ClockDelay(clock: r.clock, interrupt: r.signals?.fd)
-                        let ok = (try? sensor.start(delay: &delay)) != nil
-                        r.supervisor.attempted(ok: ok, now: r.clock.now)
-                    }
-                    nextPoll = r.supervisor.phase == .faulted ? r.supervisor.nextAttemptAt : r.clock.now + interval
-                    continue
-                }
-                frames.removeAll(keepingCapacity: true)
-                var status = PollStatus.ok
-                var verdict: ChipSupervisor.Verdict
-                do {
-                    status = try sensor.poll(into: &frames)
-                    // A chip that is not measuring (asleep after a reset) reads exact zeros on
-                    // every axis; a measuring one never does (noise). Those are not data.
-                    frames.removeAll { $0 == ChipSample(ax: 0, ay: 0, az: 0) }
-                    verdict = r.supervisor.polled(frames[...], overflowed: status == .overflow, now: now)
-                } catch {
-                    let transient: Bool
-                    if case .bus(let e, _) = error { transient = e.kind.isTransient } else { transient = false }
-                    verdict = r.supervisor.pollFailed(transient: transient, reason: chipError(error, sensor, bus: r.hw.busName).message, now: now)
-                }
-                switch verdict {
-                case .retry(let at):
-                    nextPoll = at
-                    continue
-                case .fault(let reason):
-                    r.emit(EventRecord(t: origin + index * period, kind: .fault, detail: reason))
-                    Log.warning("fault: \(reason); re-probing, at most every \(r.supervisor.limits.maxBackoffMicros / 1_000_000) s, until the chip answers")
-                    r.notifier.send("STATUS=fault: \(reason)")
-                    nextPoll = r.supervisor.nextAttemptAt
-                    continue
-                case .wait:
-                    nextPoll = r.supervisor.phase == .faulted ? r.supervisor.nextAttemptAt : now + interval
-                    continue
-                case .recovered, .ok:
-                    break
-                }
-                // Samples were lost: skip the time they covered. A few samples missed between
-                // reads (no FIFO, a retried poll) are bridged; a real break (an overflow, a stall,
-                // a fault) restarts the detectors rather than join old and new data.
-                let missed = (now - lastPoll) / period - Int64(frames.count)
-                let stalled = !sensor.usesFIFO && verdict == .ok && !frames.isEmpty && missed * period >= Self.stallMicros
-                if status == .overflow || stalled || verdict == .recovered {
-                    let lost = max(missed, 1)
-                    let gapStart = origin + index * period
-                    index += lost
-                    // The tamper detector keeps its armed reference through the reset: a kiosk
-                    // moved while its sensor was out is still a moved kiosk.
-                    d.reset()
-                    let what: String
-                    if verdict == .recovered {
-                        what = "\(sensor.identity) at 0x\(hex(sensor.address)) answering again after \(r.supervisor.attempts) re-probe\(r.supervisor.attempts == 1 ? "" : "s")"
-                    } else {
-                        let cause = status == .overflow
-                            ? "FIFO overflow: about \(lost) samples lost; the FIFO was reset"
-                            : "no reading for \(EventRecord.seconds(lost * period)) s: the host did not poll in time (overloaded or suspended?)"
-                        r.stats.overflows += status == .overflow ? 1 : 0
-                        r.emit(EventRecord(t: gapStart, kind: .fault, detail: cause))
-                        Log.warning(cause)
-                        what = status == .overflow ? "FIFO running again" : "reading again"
-                    }
-                    r.emit(EventRecord(t: origin + index * period, kind: .recovered, detail: what, gapMicros: lost * period))
-                    Log.info("recovered: \(what); \(EventRecord.seconds(lost * period)) s of data missing")
-                    r.notifier.send("STATUS=watching \(sensor.identity) on \(r.hw.busName)")
-                } else if !sensor.usesFIFO && !frames.isEmpty && missed > 0 {
-                    index += missed
-                    r.stats.skipped += Int(missed)
-                }
-                if !frames.isEmpty { lastPoll = now }
-                for f in frames {
-                    let raw = Sample(t: origin + index * period, accel: Vec3(f.ax, f.ay, f.az), gyro: Vec3(f.gx, f.gy, f.gz))
-                    let s = r.board.mount.apply(raw)
-                    index += 1
-                    r.stats.samples += 1
-                    let e = d.update(s)
-                    if let view = r.onSample {
-                        view(s, e, LiveLevels(gravity: d.gravity, shakeProgress: d.shakeProgress, faceDown: d.isFaceDown))
-                    }
-                    if let c = r.control, c.streaming {
-                        c.stream(LiveLevels(gravity: d.gravity, shakeProgress: d.shakeProgress, faceDown: d.isFaceDown).streamLine(s))
-                    }
-                    if rearmTamper {
-                        if let ref = r.tamperReference { d.armTamper(reference: ref) } else { d.armTamper() }
-                        r.tamperReference = d.tamperReference
-                        rearmTamper = false
-                    }
-                    // One tamper per triggering: while the alarm sounds, further tampers are
-                    // counted (jolt status shows them), not printed or published again.
-                    var shown = e
-                    if e.contains(.tamper), r.alarm?.state == .triggered {
-                        shown.remove(.tamper)
-                        r.tamperRepeats += 1
-                    }
-                    if !shown.isEmpty {
-                        records.removeAll(keepingCapacity: true)
-                        EventBuilder.records(shown, at: s.t, detectors: d, settings: settings, into: &records)
-                        for rec in records { r.emit(rec) }
-                    }
-                    if r.alarm != nil, let tr = r.alarm!.step(e, at: s.t, detectors: &d) {
-                        r.alarmChanged(tr, at: s.t, reference: d.tamperReference)
-                    }
-                }
-                r.control?.flushStream()
-                r.streamNow = origin + index * period
-                r.stats.streamMicros = index * period
-                if let limit = r.options.limitMicros, index * period >= limit { return .done }
-                if let sim = r.hw.sim, sim.exhausted, frames.isEmpty || !sensor.usesFIFO { return .done }
-                nextPoll += interval
-                if nextPoll <= r.clock.now - interval { nextPoll = r.clock.now + interval }
-            }
-        }
-    }}
+}

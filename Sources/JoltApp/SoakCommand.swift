@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltChips
 import JoltCore
 import JoltLinux
 import JoltMotion
@@ -18,7 +19,7 @@ struct SoakCommand {
         var hours = 24.0
         var seed: UInt64 = 1
         var rateMilliHz: Int32 = 100_000
-        var chip = ChipKind.mpu6050
+        var chip = "mpu6050"
         var fifo = true
         var json = false
         /// Print progress on standard error each simulated hour.
@@ -206,39 +207,22 @@ struct SoakCommand {
         board.fifo = options.fifo
         board.actions = []   // events are checked here, not printed
         board.mqtt = nil
-        board.detection = DetectionSettings(sensitivity: .medium, rateMilliHz: options.rateMilliHz, gyro: options.chip == .mpu6050)
+        board.detection = DetectionSettings(sensitivity: .medium, rateMilliHz: options.rateMilliHz, gyro: ChipRegistry.named(options.chip)?.info.hasGyro ?? false)
         var o = RunCommand.Options(json: true, fast: true)
         o.control = false
         o.source = source
         o.limitMicros = Int64(plan.samples) * periodMicros
         let cmd = try RunCommand(board: board, options: o, out: TextOutput(fd: -1))
-        var events: [(EventRecord.Kind, Int64)] = []
-        events.reserveCapacity(Int(options.hours * 400))
-        cmd.observer = { e, now in
-            switch e.kind {
-            case .shake(.began), .flip, .fault, .recovered: events.append((e.kind, now))
-            default: break
-            }
-        }
         // Memory is compared from a warm point (an hour in, or a quarter of a shorter run) to the end.
-        let warmAt = Int64(min(3600, options.hours * 900) * 1e6)
-        var nextHour: Int64 = 3_600_000_000
-        let progress = options.progress
-        cmd.onWake = { now in
-            if report.rssWarm == 0 && now >= warmAt { report.rssWarm = Self.residentBytes().rss }
-            guard now >= nextHour else { return }
-            if progress {
-                TextOutput.standardError.write("jolt: soak: \(nextHour / 3_600_000_000) of \(EventRecord.seconds(Int64(options.hours * 1e6))) h, \(events.count) events, RSS \(Self.mib(Self.residentBytes().rss)) MiB\n")
-                TextOutput.standardError.flush()
-            }
-            nextHour += 3_600_000_000
-        }
+        let watch = SoakWatcher(hours: options.hours, progress: options.progress)
+        cmd.watcher = watch
         // The run's own fault lines would drown the summary: the soak reports them itself.
         Log.silent = true
         defer { Log.silent = false }
         try cmd.run()
         Log.silent = false
-        if report.rssWarm == 0 { report.rssWarm = report.rssStart }
+        report.rssWarm = watch.rssWarm == 0 ? report.rssStart : watch.rssWarm
+        let events = watch.events
         (report.rssEnd, report.rssPeak) = Self.residentBytes()
         report.samples = cmd.stats.samples
         report.busErrorsRetried = cmd.supervisor.transientErrors
@@ -334,13 +318,13 @@ struct SoakCommand {
             let s = v.sorted()
             return TraceWriter.decimal(Int64((s[min(Int(Double(s.count - 1) * q), s.count - 1)] * 100).rounded()), places: 2, trim: false)
         }
-        let chip = "\(options.chip == .mpu6050 ? "MPU6050" : "ADXL345")\(options.fifo ? " (FIFO)" : " (no FIFO)")"
+        let chip = "\(ChipRegistry.named(options.chip)?.info.part ?? options.chip)\(options.fifo ? " (FIFO)" : " (no FIFO)")"
         let names = r.faultsByName.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         if options.json {
             var f: [String] = []
             f.append("\"hours\":\(EventRecord.seconds(Int64(r.hours * 1e6)))")
             f.append("\"rate_hz\":\(hz(options.rateMilliHz))")
-            f.append("\"chip\":\"\(options.chip.rawValue)\",\"fifo\":\(options.fifo),\"seed\":\(options.seed)")
+            f.append("\"chip\":\"\(options.chip)\",\"fifo\":\(options.fifo),\"seed\":\(options.seed)")
             f.append("\"wall_s\":\(TraceWriter.decimal(Int64(r.wallSeconds * 1000), places: 3, trim: true))")
             f.append("\"samples\":\(r.samples)")
             f.append("\"shakes\":\(r.shakes),\"shakes_detected\":\(r.shakesFound)")
@@ -370,5 +354,40 @@ struct SoakCommand {
         for p in r.faultProblems.prefix(10) { s += "  problem           \(p)\n" }
         s += "  verdict           \(r.passed ? "PASS" : "FAIL")\n"
         out.write(s)
+    }
+}
+
+/// What a soak watches in its run: the events it checks, memory once warm, an hourly line.
+final class SoakWatcher: RunWatcher {
+    var events: [(EventRecord.Kind, Int64)] = []
+    var rssWarm = 0
+    let warmAt: Int64
+    var nextHour: Int64 = 3_600_000_000
+    let hours: Double
+    let progress: Bool
+
+    init(hours: Double, progress: Bool) {
+        self.hours = hours
+        self.progress = progress
+        warmAt = Int64(min(3600, hours * 900) * 1e6)
+        events.reserveCapacity(Int(hours * 400))
+    }
+
+    func event(_ e: EventRecord, now: Int64) {
+        switch e.kind {
+        case .shake(.began), .flip, .fault, .recovered: events.append((e.kind, now))
+        default: break
+        }
+    }
+
+    func woke(now: Int64) -> Bool {
+        if rssWarm == 0 && now >= warmAt { rssWarm = SoakCommand.residentBytes().rss }
+        guard now >= nextHour else { return false }
+        if progress {
+            TextOutput.standardError.write("jolt: soak: \(nextHour / 3_600_000_000) of \(EventRecord.seconds(Int64(hours * 1e6))) h, \(events.count) events, RSS \(SoakCommand.mib(SoakCommand.residentBytes().rss)) MiB\n")
+            TextOutput.standardError.flush()
+        }
+        nextHour += 3_600_000_000
+        return false
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 @testable import JoltApp
 import JoltCore
 import JoltLinux
+import JoltTestSupport
 import Testing
 
 /// An expectation-list output line: the exact levels it is driven to, in order; `release` must

@@ -3,6 +3,7 @@ import Foundation
 import JoltCore
 import JoltLinux
 import JoltTrace
+import JoltTestSupport
 import Testing
 
 /// A trace of a kiosk lying still, tilted `degrees` about the y axis, for `seconds` at 100 Hz.

@@ -4,6 +4,7 @@ import JoltCore
 import JoltLinux
 import JoltMotion
 import JoltTrace
+import JoltTestSupport
 import Testing
 
 /// A short kiosk trace: at rest 2 s, then lifted, carried and set down tilted.

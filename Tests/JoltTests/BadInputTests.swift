@@ -1,6 +1,7 @@
 import Foundation
 @testable import JoltApp
 import JoltLinux
+import JoltTestSupport
 import Testing
 
 /// A board profile with every field there is, each with a valid value.
@@ -241,7 +242,7 @@ struct BadInputTests {
         (["eval", "/nonexistent/corpus"], .noInput, "/nonexistent/corpus"),
         (["soak", "--hours", "0"], .usage, "--hours"),
         (["soak", "--hours", "x"], .usage, "--hours"),
-        (["soak", "--chip", "bmi160"], .usage, "--chip must be mpu6050 or adxl345"),
+        (["soak", "--chip", "bmi160"], .usage, "--chip must be one of mpu6050, adxl345, lis3dh"),
         (["soak", "--rate", "5"], .usage, "--rate"),
         (["soak", "--seed", "-2"], .usage, "--seed must be a whole number"),
     ]

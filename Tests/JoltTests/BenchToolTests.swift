@@ -4,6 +4,7 @@ import JoltCore
 import JoltLinux
 import JoltMotion
 import JoltTrace
+import JoltTestSupport
 import Testing
 
 /// A still device with gravity along `up` (device axes), `seconds` long, as a trace file.

@@ -3,6 +3,7 @@ import Foundation
 import JoltCore
 @testable import JoltCorpus
 import JoltMotion
+import JoltTestSupport
 import Testing
 
 @Suite("Detection design: gravity, quiet starts, knocks, clipping; the corpus and its scoring")

@@ -1,6 +1,7 @@
 import Foundation
 import JoltBuildInfo
 @testable import JoltApp
+import JoltTestSupport
 import Testing
 
 /// Runs the built `jolt` binary with `args` in `directory` and an environment of its own (none

@@ -1,5 +1,6 @@
 import Foundation
 import JoltFuzz
+import JoltTestSupport
 import Testing
 
 @Suite("Fuzz seeds and past crashes, replayed")

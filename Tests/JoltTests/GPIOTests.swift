@@ -4,6 +4,7 @@ import Glibc
 import CGPIO
 @testable import JoltApp
 import JoltLinux
+import JoltTestSupport
 import Testing
 
 @Suite("GPIO character device through the syscall layer")

@@ -3,8 +3,10 @@ import Glibc
 #endif
 import CI2C
 @testable import JoltApp
+import JoltChips
 import JoltDrivers
 import JoltLinux
+import JoltTestSupport
 import Testing
 
 @Suite("Linux i2c-dev through the syscall layer")
@@ -118,15 +120,13 @@ struct LinuxI2CTests {
         ])
         try SyscallMock.$current.withValue(mock) {
             let bus = try LinuxI2CBus(path: "/dev/i2c-1")
-            var board = BoardProfile()
-            board.bus = "/dev/i2c-1"
-            let sensor = try MPU6050Sensor(bus: bus, address: 0x68, board: board)
-            var delay = CountingDelay()
+            let sensor = try ChipSensor(ChipRegistry.named("mpu6050")!, bus: bus, busName: "/dev/i2c-1", address: 0x68, settings: SensorSettings())
+            var delay = NoDelay()
             do throws(ChipError) {
                 try sensor.start(delay: &delay)
                 Issue.record("start should fail")
             } catch {
-                let e = chipError(error, sensor, bus: "/dev/i2c-1")
+                let e = chipError(error, sensor)
                 #expect(e.message.contains("claimed by a kernel driver"), "\(e.message)")
             }
             bus.close()
@@ -143,4 +143,9 @@ struct LinuxI2CTests {
         #expect(LinuxI2CPath.normalize("i2c-") == nil)
         #expect(LinuxI2CPath.normalize("one") == nil)
     }
+}
+
+/// A delay that does not wait (the syscall mock has no clock).
+struct NoDelay: Delay {
+    mutating func delay(milliseconds: UInt32) {}
 }

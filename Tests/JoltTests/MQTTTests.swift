@@ -6,6 +6,7 @@ import JoltLinux
 import JoltMotion
 import JoltMQTT
 import JoltTrace
+import JoltTestSupport
 import Testing
 
 /// A real Mosquitto broker on a loopback port of its own, authentication on, anonymous off.
@@ -191,7 +192,7 @@ struct MQTTTests {
         o.limitMicros = 8_000_000
         let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: out)
         var emitted: [String] = []
-        cmd.observer = { e, _ in emitted.append(e.json) }
+        cmd.watcher = Hooks(event: { e, _ in emitted.append(e.json) })
         try cmd.run()
         #expect(sub.wait { $0.filter { $0.0 == "jolt/kiosk-1/event" }.count >= emitted.count && $0.contains { $0.0 == "jolt/kiosk-1/availability" && $0.1 == "offline" } })
         let msgs = sub.messages
@@ -301,11 +302,12 @@ struct MQTTTests {
         o.control = false
         let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing())
         var emitted: [(t: Int64, name: String)] = []
-        cmd.observer = { e, _ in emitted.append((e.t, e.bindingName)) }
+        let hooks = Hooks(event: { e, _ in emitted.append((e.t, e.bindingName)) })
+        cmd.watcher = hooks
         var phase = 0
         var drainSeconds = 0.0
         var duringOutage = 0
-        cmd.onWake = { now in
+        hooks.wake = { now in
             guard let link = cmd.bridge?.link else { return }
             func waitFor(_ what: String, _ cond: () -> Bool) {
                 let end = Date().addingTimeInterval(20)

@@ -3,6 +3,7 @@ import Foundation
 import JoltCore
 import JoltMotion
 import JoltTrace
+import JoltTestSupport
 import Testing
 
 @Suite("jolt run, probe and record on the simulated board")
@@ -162,5 +163,23 @@ struct RunTests {
         let r = jolt(["run", "--board", packageRoot + "/boards/pi-mpu6050.json"])
         #expect(r.code == .unavailable)
         #expect(r.error.contains("no I2C bus /dev/i2c-1"))
+    }
+}
+
+/// A run's watcher made of closures, for tests.
+final class Hooks: RunWatcher {
+    var event: ((EventRecord, Int64) -> Void)?
+    var wake: ((Int64) -> Void)?
+
+    init(event: ((EventRecord, Int64) -> Void)? = nil, wake: ((Int64) -> Void)? = nil) {
+        self.event = event
+        self.wake = wake
+    }
+
+    func event(_ r: EventRecord, now: Int64) { event?(r, now) }
+
+    func woke(now: Int64) -> Bool {
+        wake?(now)
+        return false
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import JoltApp
 import JoltMotion
+import JoltTestSupport
 import Testing
 
 /// One `jolt run` process on the kiosk board, its standard error read line by line with the

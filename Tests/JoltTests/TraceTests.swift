@@ -2,6 +2,7 @@ import Foundation
 import JoltApp
 import JoltCore
 import JoltTrace
+import JoltTestSupport
 import Testing
 
 /// Writes `text` to a temporary file and returns its path.

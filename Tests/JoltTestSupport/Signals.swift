@@ -2,9 +2,10 @@ import Foundation
 import JoltCore
 
 /// A small deterministic random generator for test signals.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
+public struct SplitMix64 {
+    public var state: UInt64
+    public init(state: UInt64) { self.state = state }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -12,33 +13,33 @@ struct SplitMix64 {
         return z ^ (z >> 31)
     }
     /// Uniform in [0, 1).
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    public mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
     /// Standard normal (Box-Muller).
-    mutating func normal() -> Double {
+    public mutating func normal() -> Double {
         let u = max(uniform(), 1e-12), v = uniform()
         return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
     }
 }
 
 /// Builds test signals in physical units (g, °/s, s) and turns them into core samples.
-struct SignalBuilder {
-    let rate: Double
-    var t = 0.0
+public struct SignalBuilder {
+    public let rate: Double
+    public var t = 0.0
     /// Unit vector of gravity in device axes (face up: (0, 0, 1)).
-    var up = (x: 0.0, y: 0.0, z: 1.0)
-    var noise = 0.004
-    var clip: Double?
-    var rng = SplitMix64(state: 42)
-    var samples: [Sample] = []
+    public var up = (x: 0.0, y: 0.0, z: 1.0)
+    public var noise = 0.004
+    public var clip: Double?
+    public var rng = SplitMix64(state: 42)
+    public var samples: [Sample] = []
 
-    init(rate: Double, seed: UInt64 = 42) {
+    public init(rate: Double, seed: UInt64 = 42) {
         self.rate = rate
         rng = SplitMix64(state: seed)
     }
 
-    var dt: Double { 1 / rate }
+    public var dt: Double { 1 / rate }
 
-    mutating func emit(_ a: (Double, Double, Double), gyro: (Double, Double, Double) = (0, 0, 0)) {
+    public mutating func emit(_ a: (Double, Double, Double), gyro: (Double, Double, Double) = (0, 0, 0)) {
         func q(_ v: Double) -> Int32 {
             var g = v + noise * rng.normal()
             if let c = clip { g = min(max(g, -c), c) }
@@ -50,13 +51,13 @@ struct SignalBuilder {
         t += dt
     }
 
-    mutating func rest(_ seconds: Double) {
+    public mutating func rest(_ seconds: Double) {
         for _ in 0..<Int((seconds * rate).rounded()) { emit((up.x, up.y, up.z)) }
     }
 
     /// A sinusoidal shake: dynamic acceleration `amp` g along `axis` (normalised), at `freq` Hz,
     /// with a quarter-cycle ramp in and out.
-    mutating func shake(freq: Double, amp: Double, axis: (Double, Double, Double) = (1, 0, 0), seconds: Double, tremor: Double = 0) {
+    public mutating func shake(freq: Double, amp: Double, axis: (Double, Double, Double) = (1, 0, 0), seconds: Double, tremor: Double = 0) {
         let n = (axis.0 * axis.0 + axis.1 * axis.1 + axis.2 * axis.2).squareRoot()
         let ax = (axis.0 / n, axis.1 / n, axis.2 / n)
         let count = Int((seconds * rate).rounded())
@@ -73,7 +74,7 @@ struct SignalBuilder {
 
     /// Rotates about `axis` (device frame, unit) by `degrees` over `seconds` (smooth), with
     /// matching gyro readings; gravity follows.
-    mutating func rotate(axis: (Double, Double, Double), degrees: Double, seconds: Double) {
+    public mutating func rotate(axis: (Double, Double, Double), degrees: Double, seconds: Double) {
         let count = max(Int((seconds * rate).rounded()), 1)
         let total = degrees * .pi / 180
         var done = 0.0
@@ -101,7 +102,7 @@ struct SignalBuilder {
     }
 
     /// A knock on the table: a sharp spike that rings at `ringHz` and decays in `decay` s.
-    mutating func knock(peak: Double, ringHz: Double = 40, decay: Double = 0.03, axis: (Double, Double, Double) = (0, 0, 1)) {
+    public mutating func knock(peak: Double, ringHz: Double = 40, decay: Double = 0.03, axis: (Double, Double, Double) = (0, 0, 1)) {
         let count = Int((0.3 * rate).rounded())
         for i in 0..<count {
             let tt = Double(i) / rate
@@ -112,7 +113,7 @@ struct SignalBuilder {
 }
 
 /// The events a detector set raises over `samples`, with their times.
-func detect<D: SampleDetector>(_ d: inout D, _ samples: [Sample]) -> [(t: Int64, e: Events)] {
+public func detect<D: SampleDetector>(_ d: inout D, _ samples: [Sample]) -> [(t: Int64, e: Events)] {
     var out: [(Int64, Events)] = []
     for s in samples {
         let e = d.update(s)
@@ -121,12 +122,12 @@ func detect<D: SampleDetector>(_ d: inout D, _ samples: [Sample]) -> [(t: Int64,
     return out
 }
 
-func settings(rate: Double, gyro: Bool = true, _ sensitivity: Sensitivity = .medium) -> DetectionSettings {
+public func settings(rate: Double, gyro: Bool = true, _ sensitivity: Sensitivity = .medium) -> DetectionSettings {
     DetectionSettings(sensitivity: sensitivity, rateMilliHz: Int32((rate * 1000).rounded()), gyro: gyro)
 }
 
 /// The package's root folder (where Package.swift is), found from this file's path.
-let packageRoot: String = {
+public let packageRoot: String = {
     var url = URL(fileURLWithPath: #filePath)
     while url.path != "/" {
         url.deleteLastPathComponent()
@@ -136,4 +137,4 @@ let packageRoot: String = {
 }()
 
 /// The real recordings committed with the package (Tests/Data, with their licence).
-let testData = packageRoot + "/Tests/Data"
+public let testData = packageRoot + "/Tests/Data"

@@ -1,4 +1,5 @@
 import JoltCore
+import JoltTestSupport
 import Testing
 
 @Suite("Flip, tamper and alarm")

@@ -1,4 +1,5 @@
 import JoltCore
+import JoltTestSupport
 import Testing
 
 @Suite("Shake detection")

@@ -5,7 +5,8 @@ import JoltDrivers
 /// DATA_FORMAT (full resolution and range), the data registers and the 32-sample FIFO in bypass
 /// or stream mode behave as the data sheet (Rev. G) describes; readings come from a
 /// `MotionSource`.
-public final class SimADXL345: FaultableDevice {
+public final class SimADXL345: SimulatedChip {
+    public static let chipName = "adxl345"
     var regs = [UInt8](repeating: 0, count: 0x3A)
     var pointer: UInt8 = 0
     var fifo: [(Int16, Int16, Int16)] = []

@@ -1,3 +1,4 @@
+import JoltChips
 import JoltDrivers
 import Testing
 
@@ -185,18 +186,21 @@ struct MPU6050Tests {
         }
     }
 
-    @Test("probe: which chip answers where")
+    @Test("probe: which chip answers where, from the registry")
     func probe() {
+        let mpu = ChipRegistry.named("mpu6050")!, adxl = ChipRegistry.named("adxl345")!
         var bus = MockI2C([
             .writeRead(0x68, [WHO_AM_I], reply: [0x68]),
             .fail(0x69, [WHO_AM_I], .noAcknowledge),
+            .writeRead(0x69, [WHO_AM_I], reply: [0x70]),
             .writeRead(0x53, [DEVID], reply: [0xE5]),
             .writeRead(0x1D, [DEVID], reply: [0x00]),
         ])
-        #expect(ChipProbe.probe(&bus, address: 0x68) == .mpu6050)
-        #expect(ChipProbe.probe(&bus, address: 0x69) == .absent)
-        #expect(ChipProbe.probe(&bus, address: 0x53) == .adxl345)
-        #expect(ChipProbe.probe(&bus, address: 0x1D) == .unknown(register: 0x00, id: 0x00))
+        #expect(ChipProbe.probe(&bus, address: 0x68, for: mpu) == .found(chip: "mpu6050", part: "MPU6050", id: 0x68))
+        #expect(ChipProbe.probe(&bus, address: 0x69, for: mpu) == .absent)
+        #expect(ChipProbe.probe(&bus, address: 0x69, for: mpu) == .found(chip: "mpu6050", part: "MPU6500", id: 0x70))
+        #expect(ChipProbe.probe(&bus, address: 0x53, for: adxl) == .found(chip: "adxl345", part: "ADXL345", id: 0xE5))
+        #expect(ChipProbe.probe(&bus, address: 0x1D, for: adxl) == .unknown(register: 0x00, id: 0x00))
         bus.done()
     }
 }

@@ -9,23 +9,25 @@ import JoltDrivers
 ///        ▲                                                  ▲                        │
 ///        └──────────────── changing data ───────────────────┼────────────────────────┘
 ///                                                           └── no changing data in time
-struct ChipSupervisor {
-    struct Limits: Equatable {
+public struct ChipSupervisor: Sendable {
+    public struct Limits: Equatable, Sendable {
         /// Transient failures in a row tolerated before the chip counts as faulted.
-        var retries = 3
+        public var retries = 3
         /// The first retry's delay, µs; each further one doubles it.
-        var retryDelayMicros: Int64 = 5_000
+        public var retryDelayMicros: Int64 = 5_000
         /// No frame for this long (while frames are due): the chip has stopped, µs.
-        var silenceMicros: Int64 = 600_000
+        public var silenceMicros: Int64 = 600_000
         /// Bit-identical frames for this long: the data is stuck, µs.
-        var stuckMicros: Int64 = 600_000
+        public var stuckMicros: Int64 = 600_000
         /// The first re-probe's delay after a fault, µs; each further one doubles it…
-        var firstBackoffMicros: Int64 = 100_000
+        public var firstBackoffMicros: Int64 = 100_000
         /// …up to this, µs.
-        var maxBackoffMicros: Int64 = 5_000_000
+        public var maxBackoffMicros: Int64 = 5_000_000
+
+        public init() {}
     }
 
-    enum Phase: Equatable {
+    public enum Phase: Equatable, Sendable {
         /// Data flows.
         case running
         /// The chip is gone or wrong; re-probing at `nextAttemptAt`.
@@ -35,7 +37,7 @@ struct ChipSupervisor {
     }
 
     /// What a poll means.
-    enum Verdict: Equatable {
+    public enum Verdict: Equatable, Sendable {
         /// Use the frames.
         case ok
         /// Poll again at this time (a retry after a transient error).
@@ -48,29 +50,29 @@ struct ChipSupervisor {
         case wait
     }
 
-    let limits: Limits
-    let periodMicros: Int64
-    private(set) var phase = Phase.running
+    public let limits: Limits
+    public let periodMicros: Int64
+    public private(set) var phase = Phase.running
     /// Transient failures in a row.
-    private(set) var failuresInARow = 0
+    public private(set) var failuresInARow = 0
     /// When frames last came.
-    private(set) var lastFrameAt: Int64
+    public private(set) var lastFrameAt: Int64
     /// The last frame seen, and how many frames in a row have been identical to it.
-    private(set) var lastFrame: ChipSample?
-    private(set) var identicalRun = 0
+    public private(set) var lastFrame: ChipSample?
+    public private(set) var identicalRun = 0
     /// Faulted: when the next re-probe is due, and the delay after that.
-    private(set) var nextAttemptAt: Int64 = 0
-    private(set) var backoff: Int64 = 0
+    public private(set) var nextAttemptAt: Int64 = 0
+    public private(set) var backoff: Int64 = 0
     /// Verifying: since when.
-    private(set) var verifyingSince: Int64 = 0
+    public private(set) var verifyingSince: Int64 = 0
     /// The current fault: when it began and the re-probes tried since.
-    private(set) var faultedAt: Int64 = 0
-    private(set) var attempts = 0
+    public private(set) var faultedAt: Int64 = 0
+    public private(set) var attempts = 0
     /// Figures over the whole run.
-    private(set) var faults = 0
-    private(set) var transientErrors = 0
+    public private(set) var faults = 0
+    public private(set) var transientErrors = 0
 
-    init(limits: Limits = Limits(), periodMicros: Int64, now: Int64) {
+    public init(limits: Limits = Limits(), periodMicros: Int64, now: Int64) {
         self.limits = limits
         self.periodMicros = periodMicros
         lastFrameAt = now
@@ -78,7 +80,7 @@ struct ChipSupervisor {
 
     /// A poll failed with a bus error; `transient` errors (no acknowledge, I/O error, timeout) are
     /// retried, others fault at once.
-    mutating func pollFailed(transient: Bool, reason: @autoclosure () -> String, now: Int64) -> Verdict {
+    public mutating func pollFailed(transient: Bool, reason: @autoclosure () -> String, now: Int64) -> Verdict {
         switch phase {
         case .faulted:
             return .wait
@@ -97,7 +99,7 @@ struct ChipSupervisor {
 
     /// A poll succeeded with `frames` (possibly none); `overflowed` when the FIFO had filled (so
     /// the chip was measuring, even though the frames were thrown away).
-    mutating func polled(_ frames: ArraySlice<ChipSample>, overflowed: Bool = false, now: Int64) -> Verdict {
+    public mutating func polled(_ frames: ArraySlice<ChipSample>, overflowed: Bool = false, now: Int64) -> Verdict {
         failuresInARow = 0
         let changed = observe(frames)
         if !frames.isEmpty || overflowed { lastFrameAt = now }
@@ -123,10 +125,10 @@ struct ChipSupervisor {
     }
 
     /// Whether a re-probe is due.
-    func attemptDue(now: Int64) -> Bool { phase == .faulted && now >= nextAttemptAt }
+    public func attemptDue(now: Int64) -> Bool { phase == .faulted && now >= nextAttemptAt }
 
     /// A re-probe (identify, reset, configure) ended.
-    mutating func attempted(ok: Bool, now: Int64) {
+    public mutating func attempted(ok: Bool, now: Int64) {
         guard phase == .faulted else { return }
         attempts += 1
         if ok {

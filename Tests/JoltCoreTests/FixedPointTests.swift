@@ -1,6 +1,7 @@
 import Foundation
 import JoltCore
 import JoltTrace
+import JoltTestSupport
 import Testing
 
 @Suite("Fixed point")

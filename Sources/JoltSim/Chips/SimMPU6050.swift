@@ -4,7 +4,8 @@ import JoltDrivers
 /// A register-level simulated MPU6050: power-on values, sleep, reset, ranges, the sample-rate
 /// divider, the data registers and the 1024-byte FIFO behave as the register map
 /// (RM-MPU-6000A-00) describes; readings come from a `MotionSource`.
-public final class SimMPU6050: FaultableDevice {
+public final class SimMPU6050: SimulatedChip {
+    public static let chipName = "mpu6050"
     var regs = [UInt8](repeating: 0, count: 128)
     var pointer: UInt8 = 0
     var fifo = [UInt8](repeating: 0, count: MPU6050Spec.fifoSize)
@@ -30,7 +31,9 @@ public final class SimMPU6050: FaultableDevice {
     public private(set) var overflowedBytes = 0
     public var frozen = false
 
-    public init(source: MotionSource, whoAmI: UInt8 = MPU6050Spec.whoAmI) {
+    public convenience init(source: MotionSource) { self.init(source: source, whoAmI: MPU6050Spec.whoAmI) }
+
+    public init(source: MotionSource, whoAmI: UInt8) {
         self.source = source
         self.whoAmI = whoAmI
         powerOnReset(now: 0)

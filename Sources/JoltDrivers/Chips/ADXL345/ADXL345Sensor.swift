@@ -1,0 +1,74 @@
+/// The ADXL345 as a `Sensor`: accelerometer only, full resolution, read sample by sample or
+/// through the 32-sample FIFO.
+public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
+    public var driver: ADXL345<Bus>
+    public let wanted: ADXL345<Bus>.Configuration
+    public private(set) var identity: UInt8 = 0
+
+    public static var info: ChipInfo {
+        ChipInfo(name: "adxl345", part: "ADXL345", addresses: [ADXL345Spec.addressLow, ADXL345Spec.addressHigh],
+                 addressPin: "ALT ADDRESS high makes it 0x1D", idRegister: ADXL345Register.deviceID.rawValue,
+                 idRegisterName: "DEVID", id: ADXL345Spec.deviceID, hasGyro: false)
+    }
+
+    public static func unsupported(_ s: SensorSettings) -> String? {
+        if ADXL345Rate(milliHz: s.rateMilliHz) == nil {
+            var rates = ""
+            for r in ADXL345Rate.allCases { rates += (rates.isEmpty ? "" : ", ") + Hz.text(r.milliHz) }
+            return "the ADXL345 cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates: \(rates) Hz)"
+        }
+        if ADXL345Range(g: s.accelRangeG) == nil { return "the ADXL345 has no ±\(s.accelRangeG) g range (2, 4, 8 or 16)" }
+        return nil
+    }
+
+    public static func registerName(_ r: UInt8) -> String? { ADXL345Register(rawValue: r)?.name }
+
+    public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
+        driver = ADXL345(bus: bus, address: address)
+        var c = ADXL345<Bus>.Configuration()
+        c.rate = ADXL345Rate(milliHz: s.rateMilliHz) ?? .hz100
+        c.range = ADXL345Range(g: s.accelRangeG) ?? .g4
+        c.fifo = s.fifo
+        wanted = c
+    }
+
+    public var address: UInt8 { driver.address }
+    public var rateMilliHz: Int32 { wanted.rate.milliHz }
+    public var periodMicros: Int64 { 1_000_000_000 / Int64(wanted.rate.milliHz) }
+    public var usesFIFO: Bool { wanted.fifo }
+    public var rangeMilliG: Int32 { wanted.range.g * 1000 }
+    public var maxPollMicros: Int64 { fifoPollMicros(depth: ADXL345Spec.fifoDepth) }
+
+    public mutating func start(delay: inout some Delay) throws(ChipError) {
+        identity = try driver.identify()
+        try driver.configure(wanted)
+    }
+
+    public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
+        if !wanted.fifo {
+            out.append(try driver.readSample())
+            return .ok
+        }
+        switch try driver.readFIFO(into: &out) {
+        case .frames: return .ok
+        case .overflow: return .overflow
+        }
+    }
+}
+
+extension ADXL345Register {
+    /// The datasheet name.
+    public var name: String {
+        switch self {
+        case .deviceID: return "DEVID"
+        case .bandwidthRate: return "BW_RATE"
+        case .powerControl: return "POWER_CTL"
+        case .interruptEnable: return "INT_ENABLE"
+        case .interruptSource: return "INT_SOURCE"
+        case .dataFormat: return "DATA_FORMAT"
+        case .dataX0: return "DATAX0"
+        case .fifoControl: return "FIFO_CTL"
+        case .fifoStatus: return "FIFO_STATUS"
+        }
+    }
+}

@@ -1,0 +1,151 @@
+/// Driver for the ST LIS3DH accelerometer, generic over the bus.
+///
+/// Always in high-resolution mode (12-bit output) with block data update. It owns the bus and
+/// hands it back with `release()`.
+public struct LIS3DH<Bus: I2CBus> {
+    /// The bus; owned by the driver.
+    public private(set) var bus: Bus
+    /// The 7-bit address: 0x18 (SA0 low) or 0x19 (high).
+    public let address: UInt8
+    /// The configuration last applied.
+    public private(set) var configuration = Configuration()
+
+    /// What to configure.
+    public struct Configuration: Equatable, Sendable {
+        public var rate: LIS3DHRate = .hz100
+        public var range: LIS3DHRange = .g4
+        /// Whether samples go through the 32-level FIFO (stream mode).
+        public var fifo = true
+        public init() {}
+    }
+
+    public init(bus: Bus, address: UInt8 = LIS3DHSpec.addressLow) {
+        self.bus = bus
+        self.address = address
+    }
+
+    /// Gives the bus back.
+    public consuming func release() -> Bus { bus }
+
+    mutating func read(_ r: LIS3DHRegister) throws(ChipError) -> UInt8 {
+        do { return try bus.readRegister(address: address, r.rawValue) } catch { throw .bus(error, register: r.rawValue) }
+    }
+
+    mutating func write(_ r: LIS3DHRegister, _ v: UInt8) throws(ChipError) {
+        do { try bus.writeRegister(address: address, r.rawValue, v) } catch { throw .bus(error, register: r.rawValue) }
+    }
+
+    /// Reads WHO_AM_I and checks it is a LIS3DH.
+    @discardableResult
+    public mutating func identify() throws(ChipError) -> UInt8 {
+        let id = try read(.whoAmI)
+        guard id == LIS3DHSpec.whoAmI else { throw .wrongID(found: id) }
+        return id
+    }
+
+    /// Reboots the memory content (CTRL_REG5 BOOT): every register back to its power-on value.
+    /// Waits for the bit to clear itself, for up to a second.
+    public mutating func reboot<D: Delay>(delay: inout D) throws(ChipError) {
+        try write(.control5, LIS3DHControl5.boot.rawValue)
+        delay.delay(milliseconds: LIS3DHSpec.bootMillis)
+        var v = try read(.control5)
+        var tries = 0
+        while v & LIS3DHControl5.boot.rawValue != 0 {
+            tries += 1
+            if tries > 50 { throw .resetTimeout(register: LIS3DHRegister.control5.rawValue, value: v) }
+            delay.delay(milliseconds: 20)
+            v = try read(.control5)
+        }
+    }
+
+    /// Applies `c`: power down, range and high resolution, FIFO (emptied by a pass through
+    /// bypass mode), then the rate with all three axes. Checks the registers read back what was
+    /// written.
+    public mutating func configure(_ c: Configuration) throws(ChipError) {
+        let axes = LIS3DHSpec.powerOnControl1   // Zen | Yen | Xen
+        let control4 = LIS3DHControl4([.blockDataUpdate, .highResolution]).rawValue | c.range.rawValue
+        let control5 = c.fifo ? LIS3DHControl5.fifoEnable.rawValue : 0
+        let fifo = c.fifo ? LIS3DHFIFOMode.stream.rawValue : LIS3DHFIFOMode.bypass.rawValue
+        let control1 = c.rate.rawValue | axes
+        try write(.control1, axes)
+        try write(.control4, control4)
+        try write(.control5, control5)
+        try write(.fifoControl, LIS3DHFIFOMode.bypass.rawValue)
+        try write(.fifoControl, fifo)
+        try write(.control1, control1)
+        let expected: [(LIS3DHRegister, UInt8)] = [(.control1, control1), (.control4, control4), (.control5, control5), (.fifoControl, fifo)]
+        for (r, w) in expected {
+            let got = try read(r)
+            if got != w { throw .notApplied(register: r.rawValue, wrote: w, read: got) }
+        }
+        configuration = c
+    }
+
+    /// The output data rate, mHz.
+    public var rateMilliHz: Int32 { configuration.rate.milliHz }
+
+    /// The sample period, µs.
+    public var periodMicros: Int64 { 1_000_000_000 / Int64(configuration.rate.milliHz) }
+
+    /// Decodes 6 data bytes (x, y, z; left-justified little-endian int16, 12 significant bits).
+    public static func decode(_ b: UnsafeBufferPointer<UInt8>, at o: Int = 0, range: LIS3DHRange) -> ChipSample {
+        let k = range.milliGPerDigit
+        return ChipSample(
+            ax: (Convert.int16LE(b[o], b[o + 1]) >> 4) * k,
+            ay: (Convert.int16LE(b[o + 2], b[o + 3]) >> 4) * k,
+            az: (Convert.int16LE(b[o + 4], b[o + 5]) >> 4) * k)
+    }
+
+    /// The newest sample (in FIFO mode, the oldest level): 6 bytes from OUT_X_L with the
+    /// auto-increment bit, in one transaction.
+    public mutating func readSample() throws(ChipError) -> ChipSample {
+        let range = configuration.range
+        return try withScratch16 { (p) throws(ChipError) in
+            do throws(I2CError) {
+                try bus.readRegisters(address: address, LIS3DHRegister.outXLow.rawValue | LIS3DHSpec.autoIncrement, into: p, count: 6)
+            } catch {
+                throw .bus(error, register: LIS3DHRegister.outXLow.rawValue)
+            }
+            return Self.decode(UnsafeBufferPointer(start: p, count: 6), range: range)
+        }
+    }
+
+    /// What a FIFO read found.
+    public enum FIFORead: Equatable, Sendable {
+        /// `frames` samples were appended.
+        case frames(Int)
+        /// The FIFO was full (OVRN_FIFO): samples were dropped before these.
+        case overflow(frames: Int)
+    }
+
+    /// Drains the FIFO into `out`: FIFO_SRC_REG, then the levels from OUT_X_L in as few reads as
+    /// the bus allows (in FIFO mode the address rolls back from OUT_Z_H to OUT_X_L, AN3308 §3.2,
+    /// so one long read returns level after level).
+    public mutating func readFIFO(into out: inout [ChipSample], scratch: inout [UInt8]) throws(ChipError) -> FIFORead {
+        let src = LIS3DHFIFOSource(rawValue: try read(.fifoSource))
+        let overrun = src.contains(.overrun)
+        let levels = overrun ? LIS3DHSpec.fifoDepth : Int(src.rawValue & LIS3DHFIFOSource.levelMask)
+        if levels == 0 { return .frames(0) }
+        let size = LIS3DHSpec.sampleSize
+        let perRead = max(1, min(bus.maxReadLength, 1 << 16) / size)
+        if scratch.count < levels * size { scratch = [UInt8](repeating: 0, count: levels * size) }
+        var done = 0
+        while done < levels {
+            let n = min(perRead, levels - done)
+            let base = done * size
+            let r: Result<Void, I2CError> = scratch.withUnsafeMutableBufferPointer { b in
+                do throws(I2CError) {
+                    try bus.readRegisters(address: address, LIS3DHRegister.outXLow.rawValue | LIS3DHSpec.autoIncrement, into: b.baseAddress! + base, count: n * size)
+                    return .success(())
+                } catch { return .failure(error) }
+            }
+            if case .failure(let e) = r { throw .bus(e, register: LIS3DHRegister.outXLow.rawValue) }
+            done += n
+        }
+        let range = configuration.range
+        scratch.withUnsafeBufferPointer { b in
+            for i in 0..<levels { out.append(Self.decode(b, at: i * size, range: range)) }
+        }
+        return overrun ? .overflow(frames: levels) : .frames(levels)
+    }
+}

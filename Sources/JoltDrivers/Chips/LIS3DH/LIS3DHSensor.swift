@@ -1,0 +1,59 @@
+/// The LIS3DH as a `Sensor`: accelerometer only, high resolution, read sample by sample or
+/// through the 32-level FIFO.
+public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
+    public var driver: LIS3DH<Bus>
+    public let wanted: LIS3DH<Bus>.Configuration
+    public private(set) var identity: UInt8 = 0
+    var scratch: [UInt8] = []
+
+    public static var info: ChipInfo {
+        ChipInfo(name: "lis3dh", part: "LIS3DH", addresses: [LIS3DHSpec.addressLow, LIS3DHSpec.addressHigh],
+                 addressPin: "SA0 high makes it 0x19", idRegister: LIS3DHRegister.whoAmI.rawValue,
+                 idRegisterName: "WHO_AM_I", id: LIS3DHSpec.whoAmI, hasGyro: false)
+    }
+
+    public static func unsupported(_ s: SensorSettings) -> String? {
+        if LIS3DHRate(milliHz: s.rateMilliHz) == nil {
+            var rates = ""
+            for r in LIS3DHRate.allCases { rates += (rates.isEmpty ? "" : ", ") + Hz.text(r.milliHz) }
+            return "the LIS3DH cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates: \(rates) Hz)"
+        }
+        if LIS3DHRange(g: s.accelRangeG) == nil { return "the LIS3DH has no ±\(s.accelRangeG) g range (2, 4, 8 or 16)" }
+        return nil
+    }
+
+    public static func registerName(_ r: UInt8) -> String? { LIS3DHRegister(rawValue: r & ~LIS3DHSpec.autoIncrement)?.name }
+
+    public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
+        driver = LIS3DH(bus: bus, address: address)
+        var c = LIS3DH<Bus>.Configuration()
+        c.rate = LIS3DHRate(milliHz: s.rateMilliHz) ?? .hz100
+        c.range = LIS3DHRange(g: s.accelRangeG) ?? .g4
+        c.fifo = s.fifo
+        wanted = c
+    }
+
+    public var address: UInt8 { driver.address }
+    public var rateMilliHz: Int32 { wanted.rate.milliHz }
+    public var periodMicros: Int64 { 1_000_000_000 / Int64(wanted.rate.milliHz) }
+    public var usesFIFO: Bool { wanted.fifo }
+    public var rangeMilliG: Int32 { wanted.range.g * 1000 }
+    public var maxPollMicros: Int64 { fifoPollMicros(depth: LIS3DHSpec.fifoDepth) }
+
+    public mutating func start(delay: inout some Delay) throws(ChipError) {
+        identity = try driver.identify()
+        try driver.reboot(delay: &delay)
+        try driver.configure(wanted)
+    }
+
+    public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
+        if !wanted.fifo {
+            out.append(try driver.readSample())
+            return .ok
+        }
+        switch try driver.readFIFO(into: &out, scratch: &scratch) {
+        case .frames: return .ok
+        case .overflow: return .overflow
+        }
+    }
+}

@@ -1,0 +1,94 @@
+/// The MPU6050 (and compatible parts) as a `Sensor`: accelerometer and gyroscope, read burst by
+/// burst or through the 1024-byte FIFO.
+public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
+    public var driver: MPU6050<Bus>
+    public let wanted: MPU6050<Bus>.Configuration
+    var scratch: [UInt8] = []
+
+    public static var info: ChipInfo {
+        ChipInfo(name: "mpu6050", part: "MPU6050", addresses: [MPU6050Spec.addressLow, MPU6050Spec.addressHigh],
+                 addressPin: "AD0 high makes it 0x69", idRegister: MPU6050Register.whoAmI.rawValue,
+                 idRegisterName: "WHO_AM_I", id: MPU6050Spec.whoAmI, hasGyro: true)
+    }
+
+    public static func part(forID id: UInt8) -> String? {
+        if id == MPU6050Spec.whoAmI { return "MPU6050" }
+        for c in MPU6050Spec.compatibleIDs where c.id == id { return c.part }
+        return nil
+    }
+
+    public static func unsupported(_ s: SensorSettings) -> String? {
+        if MPU6050<Bus>.divider(forMilliHz: s.rateMilliHz) == nil {
+            let (a, b) = MPU6050<Bus>.nearestRates(s.rateMilliHz)
+            return "the MPU6050 cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates are 1000/(1+n) Hz; nearest: \(Hz.text(a)) or \(Hz.text(b)) Hz)"
+        }
+        if MPU6050AccelRange(g: s.accelRangeG) == nil { return "the MPU6050 has no ±\(s.accelRangeG) g range (2, 4, 8 or 16)" }
+        if MPU6050GyroRange(dps: s.gyroRangeDps) == nil { return "the MPU6050 has no ±\(s.gyroRangeDps) °/s range (250, 500, 1000 or 2000)" }
+        return nil
+    }
+
+    public static func registerName(_ r: UInt8) -> String? { MPU6050Register(rawValue: r)?.name }
+
+    public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
+        driver = MPU6050(bus: bus, address: address)
+        var c = MPU6050<Bus>.Configuration()
+        c.rateMilliHz = s.rateMilliHz
+        c.accelRange = MPU6050AccelRange(g: s.accelRangeG) ?? .g4
+        c.gyroRange = MPU6050GyroRange(dps: s.gyroRangeDps) ?? .dps500
+        c.fifo = s.fifo
+        wanted = c
+    }
+
+    public var address: UInt8 { driver.address }
+    public var identity: UInt8 { driver.identity }
+    var divider: UInt8 { MPU6050<Bus>.divider(forMilliHz: wanted.rateMilliHz) ?? 9 }
+    public var rateMilliHz: Int32 { MPU6050<Bus>.rate(divider: divider) }
+    public var periodMicros: Int64 { MPU6050<Bus>.periodMicros(divider: divider) }
+    public var usesFIFO: Bool { wanted.fifo }
+    public var rangeMilliG: Int32 { wanted.accelRange.g * 1000 }
+    public var maxPollMicros: Int64 { fifoPollMicros(depth: driver.fifoCapacity / MPU6050Spec.fifoFrameSize) }
+
+    public mutating func start(delay: inout some Delay) throws(ChipError) {
+        try driver.identify()
+        try driver.reset(delay: &delay)
+        try driver.configure(wanted)
+    }
+
+    public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
+        if !wanted.fifo {
+            out.append(try driver.readSample())
+            return .ok
+        }
+        switch try driver.readFIFO(into: &out, scratch: &scratch) {
+        case .frames: return .ok
+        case .overflow: return .overflow
+        }
+    }
+}
+
+extension MPU6050Register {
+    /// The datasheet name.
+    public var name: String {
+        switch self {
+        case .sampleRateDivider: return "SMPLRT_DIV"
+        case .config: return "CONFIG"
+        case .gyroConfig: return "GYRO_CONFIG"
+        case .accelConfig: return "ACCEL_CONFIG"
+        case .fifoEnable: return "FIFO_EN"
+        case .interruptPinConfig: return "INT_PIN_CFG"
+        case .interruptEnable: return "INT_ENABLE"
+        case .interruptStatus: return "INT_STATUS"
+        case .accelXHigh: return "ACCEL_XOUT_H"
+        case .temperatureHigh: return "TEMP_OUT_H"
+        case .gyroXHigh: return "GYRO_XOUT_H"
+        case .signalPathReset: return "SIGNAL_PATH_RESET"
+        case .userControl: return "USER_CTRL"
+        case .powerManagement1: return "PWR_MGMT_1"
+        case .powerManagement2: return "PWR_MGMT_2"
+        case .fifoCountHigh: return "FIFO_COUNTH"
+        case .fifoCountLow: return "FIFO_COUNTL"
+        case .fifoData: return "FIFO_R_W"
+        case .whoAmI: return "WHO_AM_I"
+        }
+    }
+}

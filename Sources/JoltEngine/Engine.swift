@@ -1,0 +1,192 @@
+import JoltChips
+import JoltCore
+import JoltDrivers
+
+/// The time the engine runs on, µs since the run started: the monotonic clock, or a simulated
+/// one that jumps. Handed in, so the engine never asks which.
+public protocol EngineClock: AnyObject {
+    var now: Int64 { get }
+    /// Lets `milliseconds` pass (a chip's reset wait); may end early when the run is stopping.
+    func delay(milliseconds: UInt32)
+}
+
+/// What the engine hands on, in stream order.
+public protocol EngineSink {
+    /// The chip has failed (once per fault): re-probing follows.
+    mutating func fault(_ reason: String, at t: Int64)
+    /// Samples were lost between `start` and `resume`; the detectors have been reset.
+    mutating func gap(_ gap: Gap)
+    /// One sample (board axes, offsets applied) and what it raised in `detectors`.
+    mutating func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: inout D)
+}
+
+/// A break in the data.
+public struct Gap: Equatable, Sendable {
+    public enum Cause: Equatable, Sendable {
+        /// The FIFO overflowed: the host did not drain it in time.
+        case overflow
+        /// No FIFO, and no reading for a long while: the host did not poll in time.
+        case stall
+        /// The chip is answering again after a fault, after `attempts` re-probes.
+        case recovered(attempts: Int)
+    }
+    public let cause: Cause
+    /// The stream time of the first missing sample, and of the first sample after the gap, µs.
+    public let start: Int64
+    public let resume: Int64
+    /// Samples missing.
+    public let lost: Int64
+}
+
+/// What a step did.
+public enum Step: Equatable, Sendable {
+    /// Nothing read: not due yet, retrying, faulted or verifying a re-probe.
+    case idle
+    /// A poll brought `frames` readings (possibly none), each fed through the detectors.
+    case polled(frames: Int)
+}
+
+/// The one sampling engine: a clock, a sensor, the supervisor, the stream's timestamps, the
+/// mount, and a detector set — from a poll of the chip to events. `jolt run` drives it (and
+/// through `run`, `record`, `watch` and `soak`), and `jolt calibrate` too. It knows nothing of
+/// simulation: a simulated chip is just another bus and another clock.
+///
+/// Time: sample `i` of the stream stands at `origin + i × period`. Lost samples advance `i`, so a
+/// gap stays a gap in every timestamp downstream.
+public final class SamplingEngine {
+    public let sensor: ChipSensor
+    let clock: EngineClock
+    public var mount: Mount
+    public private(set) var supervisor: ChipSupervisor
+    public let periodMicros: Int64
+    /// How often the chip is read, µs: each sample, or the FIFO's drain interval.
+    public let intervalMicros: Int64
+    /// The stream time of sample 0, µs (a played recording's first time; else 0).
+    public let origin: Int64
+    /// Samples so far, lost ones included.
+    public private(set) var index: Int64 = 0
+    /// When data last came (the time the newest frame stands for), clock µs.
+    public private(set) var lastData: Int64
+    /// When the next poll is due, clock µs.
+    public var nextPoll: Int64
+    /// Counts for the exit line and the benchmark.
+    public private(set) var samples = 0
+    public private(set) var overflows = 0
+    /// Samples skipped between reads without a FIFO (bridged, not a gap).
+    public private(set) var skipped = 0
+    var frames: [ChipSample] = []
+
+    /// Without a FIFO, a longer pause between reads than this is a break in the data, µs.
+    public static let stallMicros: Int64 = 250_000
+
+    /// An engine for a started `sensor`. `drainMillis`: how often a FIFO is read at most.
+    public init(sensor: ChipSensor, clock: EngineClock, mount: Mount, limits: ChipSupervisor.Limits = .init(), drainMillis: Int32, origin: Int64 = 0) {
+        self.sensor = sensor
+        self.clock = clock
+        self.mount = mount
+        self.origin = origin
+        periodMicros = sensor.periodMicros
+        intervalMicros = Self.interval(sensor: sensor, drainMillis: drainMillis)
+        supervisor = ChipSupervisor(limits: limits, periodMicros: sensor.periodMicros, now: clock.now)
+        lastData = clock.now
+        nextPoll = lastData + intervalMicros
+        frames.reserveCapacity(128)
+    }
+
+    /// How often a sensor is read: every sample, or the FIFO's drain interval within its capacity.
+    public static func interval(sensor: ChipSensor, drainMillis: Int32) -> Int64 {
+        sensor.usesFIFO ? min(Int64(drainMillis) * 1000, sensor.maxPollMicros) : sensor.periodMicros
+    }
+
+    /// The stream time of the next sample, µs.
+    public var streamNow: Int64 { origin + index * periodMicros }
+    /// Stream time covered so far, µs.
+    public var streamMicros: Int64 { index * periodMicros }
+
+    /// Polls the chip if it is due at `now`, and feeds what came through `detectors` to `sink`.
+    /// Schedules the next poll (`nextPoll`).
+    public func step<D: SampleDetector, S: EngineSink>(now: Int64, detectors d: inout D, sink: inout S) -> Step {
+        guard now >= nextPoll else { return .idle }
+        if supervisor.phase == .faulted {
+            reprobe(now: now)
+            return .idle
+        }
+        frames.removeAll(keepingCapacity: true)
+        var status = PollStatus.ok
+        let verdict: ChipSupervisor.Verdict
+        do {
+            status = try sensor.poll(into: &frames)
+            // A chip that is not measuring (asleep after a reset) reads exact zeros on every
+            // axis; a measuring one never does (noise). Those are not data.
+            frames.removeAll { $0 == ChipSample(ax: 0, ay: 0, az: 0) }
+            verdict = supervisor.polled(frames[...], overflowed: status == .overflow, now: now)
+        } catch {
+            let transient: Bool
+            if case .bus(let e, _) = error { transient = e.kind.isTransient } else { transient = false }
+            verdict = supervisor.pollFailed(transient: transient, reason: sensor.describe(error).message, now: now)
+        }
+        switch verdict {
+        case .retry(let at):
+            nextPoll = at
+            return .idle
+        case .fault(let reason):
+            sink.fault(reason, at: streamNow)
+            nextPoll = supervisor.nextAttemptAt
+            return .idle
+        case .wait:
+            nextPoll = supervisor.phase == .faulted ? supervisor.nextAttemptAt : now + intervalMicros
+            return .idle
+        case .recovered, .ok:
+            break
+        }
+        account(now: now, status: status, recovered: verdict == .recovered, detectors: &d, sink: &sink)
+        for f in frames {
+            let s = mount.apply(Sample(t: streamNow, accel: Vec3(f.ax, f.ay, f.az), gyro: Vec3(f.gx, f.gy, f.gz)))
+            index += 1
+            samples += 1
+            let e = d.update(s)
+            sink.sample(s, events: e, detectors: &d)
+        }
+        nextPoll += intervalMicros
+        if nextPoll <= clock.now - intervalMicros { nextPoll = clock.now + intervalMicros }
+        return .polled(frames: frames.count)
+    }
+
+    /// Faulted: re-probes (identify, reset, configure) and schedules what follows.
+    func reprobe(now: Int64) {
+        if supervisor.attemptDue(now: now) {
+            var delay = EngineDelay(clock: clock)
+            let ok = (try? sensor.start(delay: &delay)) != nil
+            supervisor.attempted(ok: ok, now: clock.now)
+        }
+        nextPoll = supervisor.phase == .faulted ? supervisor.nextAttemptAt : clock.now + intervalMicros
+    }
+
+    /// Samples were lost: skip the time they covered. A few samples missed between reads (no
+    /// FIFO, a retried poll) are bridged; a real break (an overflow, a stall, a fault) restarts
+    /// the detectors rather than join old and new data. The tamper detector keeps its armed
+    /// reference through the reset: a kiosk moved while its sensor was out is still a moved kiosk.
+    func account<D: SampleDetector, S: EngineSink>(now: Int64, status: PollStatus, recovered: Bool, detectors d: inout D, sink: inout S) {
+        let missed = (now - lastData) / periodMicros - Int64(frames.count)
+        let stalled = !sensor.usesFIFO && !recovered && !frames.isEmpty && missed * periodMicros >= Self.stallMicros
+        if status == .overflow || stalled || recovered {
+            let lost = max(missed, 1)
+            let start = streamNow
+            index += lost
+            d.reset()
+            let cause: Gap.Cause = recovered ? .recovered(attempts: supervisor.attempts) : (status == .overflow ? .overflow : .stall)
+            if cause == .overflow { overflows += 1 }
+            sink.gap(Gap(cause: cause, start: start, resume: streamNow, lost: lost))
+        } else if !sensor.usesFIFO && !frames.isEmpty && missed > 0 {
+            index += missed
+            skipped += Int(missed)
+        }
+        if !frames.isEmpty { lastData = now }
+    }
+}
+
+/// A driver's delay on the engine's clock.
+struct EngineDelay: Delay {
+    let clock: EngineClock
+    mutating func delay(milliseconds: UInt32) { clock.delay(milliseconds: milliseconds) }
+}

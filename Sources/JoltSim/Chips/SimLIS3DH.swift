@@ -1,0 +1,182 @@
+import JoltCore
+import JoltDrivers
+
+/// A register-level simulated LIS3DH: WHO_AM_I, power-on values (power-down, axes enabled),
+/// BOOT, CTRL_REG1 (rate, power-down), CTRL_REG4 (range, high resolution), the data registers
+/// with auto-increment, and the 32-level FIFO in bypass or stream mode with OVRN_FIFO, as the
+/// data sheet (DocID17530) describes; readings come from a `MotionSource`.
+public final class SimLIS3DH: SimulatedChip {
+    public static let chipName = "lis3dh"
+    var regs = [UInt8](repeating: 0, count: 0x40)
+    var pointer: UInt8 = 0
+    var autoIncrement = false
+    var fifo: [(Int16, Int16, Int16)] = []
+    var overrun = false
+    let source: MotionSource
+    var nextSampleAt: Int64 = 0
+    var bootDoneAt: Int64 = 0
+    /// How long BOOT takes, µs (the bit reads 1 until then).
+    public var bootMicros: Int64 = 2_000
+    public internal(set) var sourceStart: Int64?
+    var sourceIndex = -1
+    var last = Sample(t: 0, accel: Vec3(0, 0, 1000))
+    var latest: (Int16, Int16, Int16) = (0, 0, 0)
+    public private(set) var exhausted = false
+    public private(set) var produced = 0
+    public var frozen = false
+
+    public init(source: MotionSource) {
+        self.source = source
+        powerOnReset(now: 0)
+    }
+
+    public func powerOnReset(now: Int64) {
+        for i in regs.indices { regs[i] = 0 }
+        regs[Int(LIS3DHRegister.whoAmI.rawValue)] = LIS3DHSpec.whoAmI
+        regs[Int(LIS3DHRegister.control1.rawValue)] = LIS3DHSpec.powerOnControl1
+        fifo.removeAll()
+        overrun = false
+        latest = (0, 0, 0)
+    }
+
+    func reg(_ r: LIS3DHRegister) -> UInt8 { regs[Int(r.rawValue)] }
+
+    /// The rate from CTRL_REG1's ODR, µs per sample; nil when powered down.
+    var periodMicros: Int64? {
+        guard let rate = LIS3DHRate(rawValue: reg(.control1) & 0xF0) else { return nil }
+        return 1_000_000_000 / Int64(rate.milliHz)
+    }
+
+    var fifoMode: UInt8 { reg(.fifoControl) & 0xC0 }
+    var fifoOn: Bool { reg(.control5) & LIS3DHControl5.fifoEnable.rawValue != 0 && fifoMode != LIS3DHFIFOMode.bypass.rawValue }
+
+    func advance(to now: Int64) {
+        guard let p = periodMicros else { return }
+        while nextSampleAt <= now {
+            produce(at: nextSampleAt, period: p)
+            nextSampleAt += p
+        }
+    }
+
+    func produce(at t: Int64, period: Int64) {
+        if sourceStart == nil { sourceStart = t - period }
+        let target = Int((t - sourceStart!) / period) - 1
+        if exhausted { return }
+        if !frozen {
+            while sourceIndex < target {
+                guard let s = source.next() else {
+                    exhausted = true
+                    return
+                }
+                last = s
+                sourceIndex += 1
+            }
+        }
+        produced += 1
+        let range = LIS3DHRange(rawValue: reg(.control4) & 0x30) ?? .g2
+        let highRes = reg(.control4) & LIS3DHControl4.highResolution.rawValue != 0
+        // 12 bits in high-resolution mode, 10 in normal mode (4× the mg per digit), left-justified.
+        let perDigit = Int64(range.milliGPerDigit) * (highRes ? 1 : 4)
+        let shift: Int64 = highRes ? 4 : 6
+        let top: Int64 = highRes ? 2047 : 511
+        func c(_ v: Int32) -> Int16 {
+            let x = Int64(Convert.scale(v, 1, perDigit))
+            return Int16(max(-top - 1, min(top, x)) << shift)
+        }
+        latest = (c(last.accel.x), c(last.accel.y), c(last.accel.z))
+        if fifoOn {
+            if fifo.count == LIS3DHSpec.fifoDepth {
+                fifo.removeFirst()
+                overrun = true
+            }
+            fifo.append(latest)
+            if fifo.count == LIS3DHSpec.fifoDepth { overrun = true }
+        }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) {
+        advance(to: now)
+        guard let first = bytes.first else { return }
+        pointer = first & ~LIS3DHSpec.autoIncrement
+        autoIncrement = first & LIS3DHSpec.autoIncrement != 0
+        for b in bytes.dropFirst() {
+            store(pointer, b, now: now)
+            if autoIncrement { pointer &+= 1 }
+        }
+    }
+
+    func store(_ r: UInt8, _ v: UInt8, now: Int64) {
+        guard Int(r) < regs.count else { return }
+        switch LIS3DHRegister(rawValue: r) {
+        case .whoAmI, .status, .fifoSource, .outXLow:
+            return
+        case .control1:
+            let wasOn = periodMicros != nil
+            regs[Int(r)] = v
+            if !wasOn, let p = periodMicros { nextSampleAt = now + p }
+        case .control5:
+            if v & LIS3DHControl5.boot.rawValue != 0 {
+                powerOnReset(now: now)
+                bootDoneAt = now + bootMicros
+                regs[Int(r)] = v & ~LIS3DHControl5.boot.rawValue
+                return
+            }
+            regs[Int(r)] = v
+        case .fifoControl:
+            // Bypass mode empties the FIFO.
+            if v & 0xC0 == LIS3DHFIFOMode.bypass.rawValue {
+                fifo.removeAll()
+                overrun = false
+            }
+            regs[Int(r)] = v
+        default:
+            if r >= 0x28 && r <= 0x2D { return }
+            regs[Int(r)] = v
+        }
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer, now: Int64) {
+        advance(to: now)
+        var data: [UInt8] = []
+        for i in 0..<buffer.count {
+            if pointer >= 0x28 && pointer <= 0x2D {
+                // A read of OUT_X_L pops the oldest FIFO level (FIFO on) or takes the newest sample.
+                if pointer == 0x28 || data.isEmpty { data = popSample() }
+                buffer[i] = data[Int(pointer - 0x28)]
+                if autoIncrement { pointer = pointer == 0x2D && fifoOn ? 0x28 : pointer &+ 1 }
+            } else {
+                buffer[i] = load(pointer, now: now)
+                if autoIncrement { pointer &+= 1 }
+            }
+        }
+    }
+
+    func popSample() -> [UInt8] {
+        let v = fifoOn && !fifo.isEmpty ? fifo.removeFirst() : latest
+        if fifo.count < LIS3DHSpec.fifoDepth { overrun = false }
+        return [v.0, v.1, v.2].flatMap { x -> [UInt8] in
+            let u = UInt16(bitPattern: x)
+            return [UInt8(u & 0xFF), UInt8(u >> 8)]
+        }
+    }
+
+    func load(_ r: UInt8, now: Int64) -> UInt8 {
+        guard Int(r) < regs.count else { return 0 }
+        switch LIS3DHRegister(rawValue: r) {
+        case .control5:
+            return regs[Int(r)] | (now < bootDoneAt ? LIS3DHControl5.boot.rawValue : 0)
+        case .fifoSource:
+            let level = UInt8(min(fifo.count, 31))
+            return (overrun ? LIS3DHFIFOSource.overrun.rawValue : 0) | (fifo.isEmpty ? LIS3DHFIFOSource.empty.rawValue : 0) | level
+        default:
+            return regs[Int(r)]
+        }
+    }
+
+    /// Whether the chip is measuring (not powered down).
+    public var isMeasuring: Bool { periodMicros != nil }
+    /// Levels in the FIFO.
+    public var fifoLevels: Int { fifo.count }
+    /// A register's current value (for tests).
+    public func register(_ r: LIS3DHRegister) -> UInt8 { regs[Int(r.rawValue)] }
+}
