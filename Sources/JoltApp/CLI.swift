@@ -124,9 +124,15 @@ public enum JoltCLI {
     }
 
     static func probe(_ args: [String], out: TextOutput) throws(JoltError) {
-        let a = try Arguments(command: "probe", args, valued: ["--bus"], flags: ["--all"])
+        let a = try Arguments(command: "probe", args, valued: ["--bus", "--board"], flags: ["--all"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt probe: unexpected argument '\(a.positional[0])' (see jolt probe --help)") }
-        let found = try ProbeCommand.run(bus: a.value("--bus"), all: a.flag("--all"), out: out)
+        var sim = BoardProfile.builtInSim
+        if let path = a.value("--board") {
+            guard a.value("--bus") == "sim" else { throw JoltError(.usage, "jolt probe: --board goes with --bus sim (a real bus is probed as it is)") }
+            sim = try BoardProfile.load(path: path)
+            guard sim.isSimulated else { throw JoltError(.usage, "jolt probe: \(path) is not a simulated board (its bus is \(sim.bus)); probe it with --bus \(sim.bus)") }
+        }
+        let found = try ProbeCommand.run(bus: a.value("--bus"), all: a.flag("--all"), simulated: sim, out: out)
         if found == 0 {
             out.flush()
             throw JoltError(.unavailable, "no supported chip answered: check the wiring (3.3 V pin 1, SDA pin 3, SCL pin 5, GND pin 6) and that the chip is powered")

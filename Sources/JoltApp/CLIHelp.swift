@@ -189,17 +189,19 @@ extension JoltCLI {
             examples: ["jolt soak", "jolt soak --hours 168 --seed 7", "jolt soak --chip adxl345 --no-fifo --hours 2"]),
         CommandHelp(
             name: "probe", summary: "find the supported chips on the I2C buses (like i2cdetect)",
-            usage: "jolt probe [--bus N] [--all]",
+            usage: "jolt probe [--bus N] [--all] [--board FILE]",
             details: """
                 Asks each address where a supported chip can live (MPU6050 at 0x68 and 0x69, ADXL345 at 0x53
-                and 0x1D) for its identity register and says what answered. Without --bus, every
+                and 0x1D, LIS3DH at 0x18 and 0x19) for its identity register and says what answered. With
+                --bus sim, the simulated bus of --board (or of the built-in demo). Without --bus, every
                 /dev/i2c-* is probed. With --all, first a grid of every address from 0x03 to 0x77, as
                 'i2cdetect -r' draws it (the address where something answers a one-byte read, -- where
                 nothing does, UU where the bus is busy there). Exits 0 when a supported chip answered,
                 69 when none did.
                 """,
-            options: [("--bus N", "the bus: 1, i2c-1, /dev/i2c-1, or sim for the simulated board"), ("--all", "first, every address as a grid, like i2cdetect")],
-            examples: ["jolt probe", "jolt probe --bus 1 --all"]),
+            options: [("--bus N", "the bus: 1, i2c-1, /dev/i2c-1, or sim for the simulated board"), ("--all", "first, every address as a grid, like i2cdetect"),
+                      ("--board FILE", "with --bus sim: the simulated board whose bus to probe")],
+            examples: ["jolt probe", "jolt probe --bus 1 --all", "jolt probe --bus sim --board my-sim-board.json"]),
         CommandHelp(
             name: "record", summary: "capture a jolt-trace file from the chip",
             usage: "jolt record [--board FILE] --seconds S -o FILE.csv [--fast] [--trace FILE] [--socket PATH]",

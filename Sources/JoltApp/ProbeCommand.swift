@@ -24,9 +24,9 @@ enum ProbeCommand {
 
     /// Probes `bus` ("sim" for the simulated board) and writes a report. Returns how many
     /// supported chips answered.
-    static func run(bus: String?, all: Bool = false, out: TextOutput) throws(JoltError) -> Int {
+    static func run(bus: String?, all: Bool = false, simulated: BoardProfile = .builtInSim, out: TextOutput) throws(JoltError) -> Int {
         if bus == "sim" {
-            let hw = try Hardware.open(BoardProfile.builtInSim)
+            let hw = try Hardware.open(simulated)
             var b = hw.sim!.bus
             out.write("the simulated bus:\n")
             if all { grid(&b, out: out) }

@@ -28,7 +28,7 @@ struct CalibrateTests {
         """, name: "bench.json")
     }
 
-    @Test("measures the simulated chip's bias as offsets and writes them; the written board loads and reads level", arguments: ["mpu6050", "adxl345"])
+    @Test("measures the simulated chip's bias as offsets and writes them; the written board loads and reads level", arguments: ["mpu6050", "adxl345", "lis3dh"])
     func offsets(chip: String) throws {
         let b = board(chip: chip)
         let out = NSTemporaryDirectory() + "cal-\(UUID().uuidString).json"

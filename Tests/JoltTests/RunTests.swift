@@ -114,7 +114,7 @@ struct RunTests {
     func builtIn() throws {
         let file = try String(contentsOfFile: packageRoot + "/boards/sim.json", encoding: .utf8)
         #expect(file.trimmingCharacters(in: .whitespacesAndNewlines) == BoardProfile.builtInSimText.trimmingCharacters(in: .whitespacesAndNewlines))
-        for name in ["sim", "pi-mpu6050", "pi-adxl345"] {
+        for name in ["sim", "pi-mpu6050", "pi-adxl345", "pi-lis3dh"] {
             _ = try BoardProfile.load(path: packageRoot + "/boards/\(name).json")
         }
     }

@@ -1,0 +1,96 @@
+import JoltChips
+import JoltCore
+import JoltDrivers
+import JoltEngine
+import JoltSim
+import Testing
+
+/// The engine's clock in a test: simulated time that only moves when told.
+final class TestClock: EngineClock {
+    let sim: SimClock
+    init(_ sim: SimClock) { self.sim = sim }
+    var now: Int64 { sim.now }
+    func delay(milliseconds: UInt32) { sim.now += Int64(milliseconds) * 1000 }
+}
+
+/// Collects what the engine hands on.
+struct Collected: EngineSink {
+    var samples: [Sample] = []
+    var gaps: [Gap] = []
+    var faults: [String] = []
+    mutating func fault(_ reason: String, at t: Int64) { faults.append(reason) }
+    mutating func gap(_ gap: Gap) { gaps.append(gap) }
+    mutating func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: inout D) { samples.append(s) }
+}
+
+@Suite("The sampling engine")
+struct EngineTests {
+    /// A chip from the registry on a simulated bus, started, lying still (with a little noise so
+    /// the supervisor sees live data), and an engine over it.
+    func engine(chip name: String, fifo: Bool) throws -> (SamplingEngine, TestClock) {
+        let chip = try #require(ChipRegistry.named(name))
+        let clock = TestClock(SimClock())
+        let bus = SimBus(clock: clock.sim)
+        let motion = (0..<100_000).map { Sample(t: Int64($0) * 10_000, accel: Vec3(Int32($0 % 7) * 8, 0, 1000)) }
+        bus.attach(try #require(SimulatedChips.twin(of: name)).init(source: SampleListSource(motion)), at: chip.info.addresses[0])
+        let sensor = try ChipSensor(chip, bus: bus, busName: "the simulated bus", address: chip.info.addresses[0], settings: SensorSettings(fifo: fifo))
+        var delay = TestDelay(clock: clock)
+        try sensor.start(delay: &delay)
+        return (SamplingEngine(sensor: sensor, clock: clock, mount: .identity, drainMillis: 100), clock)
+    }
+
+    func run(_ e: SamplingEngine, _ clock: TestClock, until t: Int64, into sink: inout Collected) {
+        var d = DefaultDetectors(DetectionSettings(sensitivity: .medium, rateMilliHz: 100_000, gyro: false))
+        while clock.now < t {
+            clock.sim.now = max(clock.now, e.nextPoll)
+            _ = e.step(now: clock.now, detectors: &d, sink: &sink)
+        }
+    }
+
+    @Test("every chip in the registry: samples stand at origin + i × period, one per period, none lost", arguments: ["mpu6050", "adxl345", "lis3dh"])
+    func timestamps(chip: String) throws {
+        let (e, clock) = try engine(chip: chip, fifo: true)
+        var sink = Collected()
+        run(e, clock, until: clock.now + 3_000_000, into: &sink)
+        #expect(sink.gaps.isEmpty && sink.faults.isEmpty)
+        #expect(sink.samples.count >= 290 && sink.samples.count <= 300, "\(sink.samples.count)")
+        #expect(sink.samples.enumerated().allSatisfy { $0.element.t == Int64($0.offset) * 10_000 })
+        #expect(e.samples == sink.samples.count && e.streamMicros == Int64(e.samples) * 10_000)
+    }
+
+    @Test("a host that stops polling for 2 s: one gap of the lost time, the times jump by it, then one per period again", arguments: ["mpu6050", "adxl345", "lis3dh"])
+    func gapKeepsTime(chip: String) throws {
+        let (e, clock) = try engine(chip: chip, fifo: true)
+        var sink = Collected()
+        run(e, clock, until: clock.now + 1_000_000, into: &sink)
+        let before = sink.samples.count
+        clock.sim.now += 2_000_000   // the host is away; the FIFO overflows
+        run(e, clock, until: clock.now + 1_000_000, into: &sink)
+        #expect(sink.gaps.count == 1 && sink.gaps.first?.cause == .overflow, "\(sink.gaps)")
+        let g = try #require(sink.gaps.first)
+        #expect(g.start == Int64(before) * 10_000 && g.resume - g.start == g.lost * 10_000)
+        let jumps = zip(sink.samples, sink.samples.dropFirst()).map { $1.t - $0.t }.filter { $0 != 10_000 }
+        #expect(jumps == [g.lost * 10_000 + 10_000], "one jump, of the gap")
+        // What was lost is what the chip could not keep: 2 s less the FIFO's depth, about.
+        #expect(g.lost >= 150 && g.lost <= 200, "\(g.lost) samples lost")
+        #expect(e.overflows == 1)
+    }
+
+    @Test("without a FIFO, a late read bridges the missed samples without a gap; a long one is a gap")
+    func bridging() throws {
+        let (e, clock) = try engine(chip: "lis3dh", fifo: false)
+        var sink = Collected()
+        run(e, clock, until: clock.now + 500_000, into: &sink)
+        clock.sim.now += 30_000   // three samples late
+        run(e, clock, until: clock.now + 500_000, into: &sink)
+        #expect(sink.gaps.isEmpty && e.skipped >= 2 && e.skipped <= 4, "\(e.skipped) skipped")
+        clock.sim.now += 400_000   // a stall
+        run(e, clock, until: clock.now + 500_000, into: &sink)
+        #expect(sink.gaps.count == 1 && sink.gaps[0].cause == .stall, "\(sink.gaps)")
+    }
+}
+
+struct TestDelay: Delay {
+    let clock: TestClock
+    mutating func delay(milliseconds: UInt32) { clock.delay(milliseconds: milliseconds) }
+}
