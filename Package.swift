@@ -23,6 +23,8 @@ import PackageDescription
 //                /dev/gpiochip*, signals, sockets, processes.
 //   JoltMQTT     the link to an MQTT broker (libmosquitto): outbox on disk, reconnection.
 //   JoltBuildInfo the version and the git commit of the build (the BuildInfo plugin writes it).
+//   JoltJSON     JSON: the parser behind the configuration's line-and-field errors, and the one
+//                encoder every JSON text Jolt writes goes through.
 //   JoltApp      configuration, traces, commands; what the `jolt` executable runs.
 //   JoltFuzz     fuzz targets for the trace reader, the board loader and the drivers.
 let debugMocking: [SwiftSetting] = [.define("ENABLE_MOCKING", .when(configuration: .debug))]
@@ -44,6 +46,7 @@ let package = Package(
         .target(name: "JoltSim", dependencies: ["JoltCore", "JoltDrivers", "JoltMotion"]),
         .target(name: "JoltCorpus", dependencies: ["JoltCore", "JoltTrace", "JoltMotion"]),
         .target(name: "JoltChips", dependencies: ["JoltDrivers"]),
+        .target(name: "JoltJSON"),
         .target(name: "JoltEngine", dependencies: ["JoltCore", "JoltDrivers", "JoltChips"]),
         .systemLibrary(name: "CI2C", path: "hal/CI2C", providers: [.apt(["libi2c-dev"])]),
         .systemLibrary(name: "CGPIO", path: "hal/CGPIO"),
@@ -57,20 +60,20 @@ let package = Package(
         .target(name: "JoltMQTT", dependencies: ["JoltLinux", "CMosquitto"]),
         .target(
             name: "JoltApp",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT", "JoltBuildInfo"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltJSON", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT", "JoltBuildInfo"],
             swiftSettings: debugMocking
         ),
         .executableTarget(name: "jolt", dependencies: ["JoltApp"]),
         .executableTarget(name: "jolt-corpus", dependencies: ["JoltCorpus", "JoltTrace"]),
         // Fuzz targets: a library the tests also replay, and one thin executable per target
         // (scripts/fuzz builds them with -sanitize=fuzzer).
-        .target(name: "JoltFuzz", dependencies: ["JoltApp", "JoltCore", "JoltDrivers", "JoltTrace", "CLinux"]),
+        .target(name: "JoltFuzz", dependencies: ["JoltApp", "JoltCore", "JoltDrivers", "JoltJSON", "JoltTrace", "CLinux"]),
         .target(name: "CFuzzer"),
         .executableTarget(name: "fuzz-trace", dependencies: ["JoltFuzz", "CFuzzer"]),
         .executableTarget(name: "fuzz-config", dependencies: ["JoltFuzz", "CFuzzer"]),
         .executableTarget(name: "fuzz-drivers", dependencies: ["JoltFuzz", "CFuzzer"]),
         .target(name: "CAllocCount"),
-        .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltMotion", "JoltTrace", "CAllocCount"]),
+        .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltMotion", "JoltTrace", "JoltJSON", "CAllocCount"]),
         // Tests, one target per layer: the core's build against the core alone, the drivers'
         // against the drivers, the registry, the simulated chips and a mock bus, the engine's
         // against the engine; the end-to-end tests (JoltTests) drive the app and the binary.
@@ -80,7 +83,7 @@ let package = Package(
         .testTarget(name: "JoltEngineTests", dependencies: ["JoltEngine", "JoltChips", "JoltDrivers", "JoltSim", "JoltCore"]),
         .testTarget(
             name: "JoltTests",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz", "JoltMQTT", "JoltBuildInfo", "JoltTestSupport"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz", "JoltJSON", "JoltMQTT", "JoltBuildInfo", "JoltTestSupport"],
             swiftSettings: debugMocking
         ),
     ],

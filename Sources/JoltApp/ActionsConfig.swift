@@ -1,4 +1,5 @@
 import JoltCore
+import JoltJSON
 
 /// A GPIO line the board names: found by its name ("GPIO17") on whichever chip has it, or at a
 /// chip and offset.

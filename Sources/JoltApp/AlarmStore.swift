@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltCore
+import JoltJSON
 import JoltLinux
 
 /// The alarm as last saved: what a restart (a crash, `kill -9`, systemd's `Restart=`, a power
@@ -78,10 +79,10 @@ final class AlarmStore {
 
     /// The file's text.
     static func text(_ s: SavedAlarm) -> String {
-        var f = ["\"state\":\"\(EventRecord.alarmName(s.state))\"", "\"since\":\"\(WallClock.iso8601(s.sinceWallMicros))\"",
-                 "\"since_unix_us\":\(s.sinceWallMicros)", "\"cause\":\(JSONText.quote(s.cause))"]
-        if let r = s.reference { f.append("\"reference_mg\":[\(r.x),\(r.y),\(r.z)]") }
-        return "{" + f.joined(separator: ",") + "}\n"
+        var f: [(String, JSON)] = [("state", .string(EventRecord.alarmName(s.state))), ("since", .string(WallClock.iso8601(s.sinceWallMicros))),
+                                   ("since_unix_us", .int(s.sinceWallMicros)), ("cause", .string(s.cause))]
+        if let r = s.reference { f.append(("reference_mg", [.int(r.x), .int(r.y), .int(r.z)])) }
+        return JSON.members(f).text + "\n"
     }
 
     /// Saves `s`, durably. A failure is logged (once per spell) and otherwise ignored: the alarm

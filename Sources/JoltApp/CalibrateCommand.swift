@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltChips
+import JoltJSON
 import JoltCore
 import JoltEngine
 import JoltDrivers
@@ -82,7 +83,6 @@ struct CalibrateCommand {
         let suggested = Self.mount(up: r.upAxis, sign: r.upSign)
         let hasMount: Bool
         if case .object(let m) = root.value { hasMount = m.contains { $0.key == "mount" } } else { hasMount = false }
-        let mountText = suggested.map { m in ["x", "y", "z"].map { k in "\"\(k)\": \"\(m[k]!)\"" }.joined(separator: ", ") }
         if let m = suggested, !hasMount {
             updated = updated.setting("mount", .object(["x", "y", "z"].map { ($0, JSONNode(value: .string(m[$0]!), line: 0)) }))
         }
@@ -90,7 +90,7 @@ struct CalibrateCommand {
         // Check what is written reads back as a board, then replace the file in one rename.
         _ = try BoardProfile.parse(Array(newText.utf8), file: options.output)
         try AtomicFile.write(options.output, newText)
-        report(r, suggestedMount: mountText, wroteMount: suggested != nil && !hasMount, out: out)
+        report(r, suggestedMount: suggested, wroteMount: suggested != nil && !hasMount, out: out)
     }
 
     /// Checks the measurement and fills in the up axis and the offsets; throws when the device
@@ -137,20 +137,19 @@ struct CalibrateCommand {
     static func g(_ mg: Double) -> String { TraceWriter.decimal(Int64(mg.rounded()), places: 3, trim: false) }
     static func dps(_ mdps: Double) -> String { TraceWriter.decimal(Int64((mdps / 10).rounded()), places: 2, trim: false) }
 
-    func report(_ r: Result, suggestedMount: String?, wroteMount: Bool, out: TextOutput) {
+    func report(_ r: Result, suggestedMount: [String: String]?, wroteMount: Bool, out: TextOutput) {
         let names = ["x", "y", "z"]
         if options.json {
-            func list(_ v: [Double], _ f: (Double) -> String) -> String { "[" + v.map(f).joined(separator: ",") + "]" }
-            var s = "{\"samples\":\(r.samples),\"magnitude_g\":\(Self.g(r.magnitude)),\"up\":\"\(r.upSign > 0 ? "+" : "-")\(names[r.upAxis])\""
-            s += ",\"tilt_deg\":\(TraceWriter.decimal(Int64((r.tiltDegrees * 10).rounded()), places: 1, trim: false))"
-            s += ",\"accel_mean_g\":\(list(r.accelMean, Self.g)),\"accel_noise_g\":\(list(r.accelNoise, Self.g))"
-            s += ",\"accel_offset_g\":[\(r.accelOffset.map { Self.g(Double($0)) }.joined(separator: ","))]"
+            func list(_ v: [Double], _ f: (Double) -> String) -> JSON { .list(v.map { .decimal(f($0)) }) }
+            var f: [(String, JSON)] = [("samples", .int(r.samples)), ("magnitude_g", .decimal(Self.g(r.magnitude))), ("up", .string((r.upSign > 0 ? "+" : "-") + names[r.upAxis])),
+                ("tilt_deg", .decimal(TraceWriter.decimal(Int64((r.tiltDegrees * 10).rounded()), places: 1, trim: false))),
+                ("accel_mean_g", list(r.accelMean, Self.g)), ("accel_noise_g", list(r.accelNoise, Self.g)), ("accel_offset_g", list(r.accelOffset.map(Double.init), Self.g))]
             if r.hasGyro {
-                s += ",\"gyro_mean_dps\":\(list(r.gyroMean, Self.dps)),\"gyro_noise_dps\":\(list(r.gyroNoise, Self.dps))"
-                s += ",\"gyro_offset_dps\":[\(r.gyroOffset.map { Self.dps(Double($0)) }.joined(separator: ","))]"
+                f += [("gyro_mean_dps", list(r.gyroMean, Self.dps)), ("gyro_noise_dps", list(r.gyroNoise, Self.dps)), ("gyro_offset_dps", list(r.gyroOffset.map(Double.init), Self.dps))]
             }
-            s += ",\"suggested_mount\":\(suggestedMount.map { "{\($0)}" } ?? "null"),\"wrote_mount\":\(wroteMount),\"file\":\(JSONText.quote(options.output))}\n"
-            out.write(s)
+            let mount: JSON = suggestedMount.map { m in .members(["x", "y", "z"].map { ($0, .string(m[$0]!)) }) } ?? nil
+            f += [("suggested_mount", mount), ("wrote_mount", .bool(wroteMount)), ("file", .string(options.output))]
+            out.write(JSON.members(f).text + "\n")
             return
         }
         var s = "\(r.samples) readings at rest: \(Self.g(r.magnitude)) g, chip \(r.upSign > 0 ? "+" : "-")\(names[r.upAxis]) up (\(TraceWriter.decimal(Int64((r.tiltDegrees * 10).rounded()), places: 1, trim: false))° off level)\n\n"
@@ -163,7 +162,8 @@ struct CalibrateCommand {
             s += "\n"
         }
         s += "\nwrote the offsets to \(options.output)\n"
-        if let m = suggestedMount {
+        if let mount = suggestedMount {
+            let m = ["x", "y", "z"].map { JSONText.quote($0) + ": " + JSONText.quote(mount[$0]!) }.joined(separator: ", ")
             s += wroteMount
                 ? "the chip's z does not point up: wrote \"mount\": {\(m)} so that the board's z does (change it if the device is used standing on a side)\n"
                 : "the chip's z does not point up; if the device is used as it lies now, set \"mount\": {\(m)} (the board has a mount already: left as it is)\n"

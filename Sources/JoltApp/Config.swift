@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltChips
+import JoltJSON
 import JoltCore
 import JoltLinux
 import JoltSim

@@ -1,4 +1,5 @@
 import JoltTrace
+import JoltJSON
 
 /// Reads one JSON object of a configuration file, field by field, and reports problems with
 /// the file, the line and the field's path: `boards/kiosk.json:12: detection.shake.threshold_g:

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltJSON
 import JoltLinux
 
 /// The control socket of a running `jolt run`: `jolt arm`, `jolt disarm` and `jolt status`
@@ -116,7 +117,7 @@ final class ControlServer {
     func service(now: Int64, handler: (String) -> String) {
         while let c = UnixSocket.accept(fd) {
             guard let peer = UnixSocket.peer(c), allowed(uid: peer.uid, gid: peer.gid) else {
-                let no = "{\"ok\":false,\"error\":\"not allowed: only root, the service's user and its group may use this socket\"}\n"
+                let no = ControlReply.refusal("not allowed: only root, the service's user and its group may use this socket") + "\n"
                 _ = no.utf8CString.withUnsafeBufferPointer { b in send(c, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                 Glibc.close(c)
                 refusedPeers += 1
@@ -142,9 +143,9 @@ final class ControlServer {
             if let nl = clients[i].buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: clients[i].buffer[..<nl], as: UTF8.self).trimmingSpaces
                 var reply = handler(line) + "\n"
-                let streaming = line == "stream" && reply.hasPrefix("{\"ok\":true")
+                let streaming = line == "stream" && ControlReply.isOK(reply)
                 if streaming && subscribers.count >= Self.maxSubscribers {
-                    reply = "{\"ok\":false,\"error\":\"\(Self.maxSubscribers) clients are watching already\"}\n"
+                    reply = ControlReply.refusal("\(Self.maxSubscribers) clients are watching already") + "\n"
                 }
                 if streaming && subscribers.count < Self.maxSubscribers {
                     subscribers.append((clients[i].fd, Array(reply.utf8)))
@@ -307,4 +308,16 @@ enum ControlClient {
             throw JoltError(.unavailable, "no running jolt at \(where_) (\(lastError.name)): start it (jolt run, or systemctl start jolt), or give --socket")
         }
     }
+}
+
+/// Control-socket replies: one JSON object per line.
+enum ControlReply {
+    /// A refused request: `{"ok":false,"error":…}`.
+    static func refusal(_ message: String) -> String {
+        let r: JSON = ["ok": false, "error": .string(message)]
+        return r.text
+    }
+
+    /// Whether a reply says the request was done.
+    static func isOK(_ reply: String) -> Bool { reply.hasPrefix(JSON.members([("ok", true)]).text.dropLast()) }
 }

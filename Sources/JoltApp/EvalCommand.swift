@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltCore
+import JoltJSON
 import JoltCorpus
 import JoltTrace
 
@@ -176,19 +177,34 @@ enum EvalCommand {
     }
 
     static func json(_ results: [EvalResult], describe: String) -> String {
-        func num(_ v: Double?) -> String { v.map { fmt($0, 3) } ?? "null" }
-        var rows: [String] = []
+        func num(_ v: Double?) -> JSON { v.map { .decimal(fmt($0, 3)) } ?? nil }
+        func counts(_ m: [String: Int]) -> JSON { .members(m.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) }) }
+        var rows: [JSON] = []
         for r in results {
-            var f = ["\"name\":\(JSONText.quote(r.algorithm.name))"]
+            var f: [(String, JSON)] = [("name", .string(r.algorithm.name))]
             if r.algorithm.shake != nil {
-                f.append("\"shake\":{\"labelled\":\(r.shakes),\"found\":\(r.shakesFound),\"recall\":\(num(r.shakeRecall)),\"latency_p50_ms\":\(num(EvalResult.percentile(r.shakeLatencies, 50))),\"latency_p95_ms\":\(num(EvalResult.percentile(r.shakeLatencies, 95))),\"false_per_hour_real\":\(num(r.perHour(r.falseShakes) { $0 == "wrist" })),\"false_knocks\":\(r.count(r.falseShakes) { $0 == "knock" }),\"false_per_hour_pocket\":\(num(r.perHour(r.falseShakes) { isGait($0, "-pocket") })),\"false_per_hour_walk_pocket\":\(num(r.perHour(r.falseShakes) { $0 == "walk-pocket" })),\"false_per_hour_run_pocket\":\(num(r.perHour(r.falseShakes) { $0 == "run-pocket" })),\"false_per_hour_hand\":\(num(r.perHour(r.falseShakes) { isGait($0, "-hand") })),\"false_per_hour_bag\":\(num(r.perHour(r.falseShakes) { isGait($0, "-bag") })),\"false_by_category\":{\(r.falseShakes.sorted { $0.key < $1.key }.map { "\(JSONText.quote($0.key)):\($0.value)" }.joined(separator: ","))}}")
+                let s = r.falseShakes
+                f.append(("shake", [
+                    "labelled": .int(r.shakes), "found": .int(r.shakesFound), "recall": num(r.shakeRecall),
+                    "latency_p50_ms": num(EvalResult.percentile(r.shakeLatencies, 50)), "latency_p95_ms": num(EvalResult.percentile(r.shakeLatencies, 95)),
+                    "false_per_hour_real": num(r.perHour(s) { $0 == "wrist" }), "false_knocks": .int(r.count(s) { $0 == "knock" }),
+                    "false_per_hour_pocket": num(r.perHour(s) { isGait($0, "-pocket") }), "false_per_hour_walk_pocket": num(r.perHour(s) { $0 == "walk-pocket" }),
+                    "false_per_hour_run_pocket": num(r.perHour(s) { $0 == "run-pocket" }), "false_per_hour_hand": num(r.perHour(s) { isGait($0, "-hand") }),
+                    "false_per_hour_bag": num(r.perHour(s) { isGait($0, "-bag") }), "false_by_category": counts(s),
+                ]))
             }
             if r.algorithm.flip != nil {
-                f.append("\"flip\":{\"labelled\":\(r.flips),\"found\":\(r.flipsFound),\"recall\":\(num(r.flipRecall)),\"latency_p50_ms\":\(num(EvalResult.percentile(r.flipLatencies, 50))),\"latency_p95_ms\":\(num(EvalResult.percentile(r.flipLatencies, 95))),\"false_per_hour_real\":\(num(r.perHour(r.falseFlips) { $0 == "wrist" })),\"false_nearflips\":\(r.count(r.falseFlips) { $0 == "nearflip" }),\"false_by_category\":{\(r.falseFlips.sorted { $0.key < $1.key }.map { "\(JSONText.quote($0.key)):\($0.value)" }.joined(separator: ","))}}")
+                f.append(("flip", [
+                    "labelled": .int(r.flips), "found": .int(r.flipsFound), "recall": num(r.flipRecall),
+                    "latency_p50_ms": num(EvalResult.percentile(r.flipLatencies, 50)), "latency_p95_ms": num(EvalResult.percentile(r.flipLatencies, 95)),
+                    "false_per_hour_real": num(r.perHour(r.falseFlips) { $0 == "wrist" }), "false_nearflips": .int(r.count(r.falseFlips) { $0 == "nearflip" }),
+                    "false_by_category": counts(r.falseFlips),
+                ]))
             }
-            rows.append("{" + f.joined(separator: ",") + "}")
+            rows.append(.members(f))
         }
         let fails = results.first.map { EvalTargets().failures($0) } ?? []
-        return "{\"corpus\":\(JSONText.quote(describe)),\"algorithms\":[\(rows.joined(separator: ","))],\"default_meets_targets\":\(fails.isEmpty),\"misses\":[\(fails.map { JSONText.quote($0) }.joined(separator: ","))]}"
+        let j: JSON = ["corpus": .string(describe), "algorithms": .list(rows), "default_meets_targets": .bool(fails.isEmpty), "misses": .list(fails.map { .string($0) })]
+        return j.text
     }
 }

@@ -1,4 +1,5 @@
 import JoltCore
+import JoltJSON
 import JoltTrace
 
 /// One event as Jolt reports it: on stdout (human text or a JSON line), to actions, to logs.
@@ -117,39 +118,34 @@ public struct EventRecord: Equatable, Sendable {
         return TraceWriter.decimal(v, places: 2, trim: false)
     }
 
-    /// The event's fields as JSON object members (`"key":value`), in order, without braces.
-    public var jsonFields: [String] {
-        var f = ["\"t\":" + Self.seconds(t)]
+    /// The event as a JSON object (the `--json` schema: keys in this order, never renamed).
+    public var jsonValue: JSON {
+        var f: [(String, JSON)] = [("t", .decimal(Self.seconds(t)))]
         switch kind {
         case .shake(let p):
-            f.append("\"event\":\"shake\"")
-            f.append("\"phase\":\"\(Self.phaseName(p))\"")
+            f += [("event", "shake"), ("phase", .string(Self.phaseName(p)))]
         case .flip(let s):
-            f.append("\"event\":\"flip\"")
-            f.append("\"state\":\"\(Self.stateName(s))\"")
+            f += [("event", "flip"), ("state", .string(Self.stateName(s)))]
         case .tamper:
-            f.append("\"event\":\"tamper\"")
+            f.append(("event", "tamper"))
         case .alarm(let tr):
-            f.append("\"event\":\"alarm\"")
-            f.append("\"state\":\"\(Self.alarmName(tr.to))\"")
-            f.append("\"from\":\"\(Self.alarmName(tr.from))\"")
-            f.append("\"cause\":\"\(Self.causeName(tr.cause))\"")
+            f += [("event", "alarm"), ("state", .string(Self.alarmName(tr.to))), ("from", .string(Self.alarmName(tr.from))), ("cause", .string(Self.causeName(tr.cause)))]
         case .fault:
-            f.append("\"event\":\"fault\"")
+            f.append(("event", "fault"))
         case .recovered:
-            f.append("\"event\":\"recovered\"")
+            f.append(("event", "recovered"))
         }
-        if let a = algorithm { f.append("\"algorithm\":" + JSONText.quote(a)) }
-        if let p = peakMilliG { f.append("\"peak_g\":" + Self.g(p)) }
-        if let d = durationMicros { f.append("\"duration_s\":" + TraceWriter.decimal((d + 500) / 1000, places: 3, trim: true)) }
-        if let d = detail { f.append("\"detail\":" + JSONText.quote(d)) }
-        if let file { f.append("\"file\":" + JSONText.quote(file)) }
-        if let g = gapMicros { f.append("\"gap_s\":" + TraceWriter.decimal((g + 500) / 1000, places: 3, trim: true)) }
-        return f
+        if let a = algorithm { f.append(("algorithm", .string(a))) }
+        if let p = peakMilliG { f.append(("peak_g", .decimal(Self.g(p)))) }
+        if let d = durationMicros { f.append(("duration_s", .decimal(TraceWriter.decimal((d + 500) / 1000, places: 3, trim: true)))) }
+        if let d = detail { f.append(("detail", .string(d))) }
+        if let file { f.append(("file", .string(file))) }
+        if let g = gapMicros { f.append(("gap_s", .decimal(TraceWriter.decimal((g + 500) / 1000, places: 3, trim: true)))) }
+        return .members(f)
     }
 
     /// One JSON object, no newline.
-    public var json: String { "{" + jsonFields.joined(separator: ",") + "}" }
+    public var json: String { jsonValue.text }
 
     /// A short human line, no newline: `  12.340 s  shake began (peak 2.13 g)`.
     public var human: String {

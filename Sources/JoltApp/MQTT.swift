@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltBuildInfo
+import JoltJSON
 import JoltCore
 import JoltLinux
 import JoltMQTT
@@ -235,7 +236,7 @@ final class MQTTBridge: @unchecked Sendable {
     func event(_ r: EventRecord) {
         let device = config.device
         link.publishEvent(topic: eventTopic) { seq in
-            Array(("{" + (r.jsonFields + ["\"device\":" + JSONText.quote(device), "\"seq\":\(seq)"]).joined(separator: ",") + "}").utf8)
+            Array(r.jsonValue.adding("device", .string(device)).adding("seq", .int(seq)).text.utf8)
         }
         switch r.kind {
         case .shake(.began): link.setRetained(topic: shakeTopic, payload: "ON")
@@ -246,7 +247,9 @@ final class MQTTBridge: @unchecked Sendable {
     }
 
     func alarm(_ state: AlarmState, since: Int64, sinceWall: Int64 = WallClock.nowMicros()) {
-        link.setRetained(topic: stateTopic, payload: "{\"state\":\"\(EventRecord.alarmName(state))\",\"since\":\(EventRecord.seconds(since)),\"since_utc\":\"\(WallClock.iso8601(sinceWall))\",\"device\":\(JSONText.quote(config.device))}")
+        let payload: JSON = ["state": .string(EventRecord.alarmName(state)), "since": .decimal(EventRecord.seconds(since)),
+                             "since_utc": .string(WallClock.iso8601(sinceWall)), "device": .string(config.device)]
+        link.setRetained(topic: stateTopic, payload: payload.text)
     }
 
     var commandFD: Int32 { commandWake.fd }
@@ -305,11 +308,11 @@ final class MQTTBridge: @unchecked Sendable {
     }
 
     func answer(_ command: String, ok: Bool, error: String? = nil, state: AlarmState?) {
-        var f = ["\"command\":" + JSONText.quote(command), "\"ok\":\(ok)"]
-        if let e = error { f.append("\"error\":" + JSONText.quote(e)) }
-        if let s = state { f.append("\"state\":\"\(EventRecord.alarmName(s))\"") }
-        f.append("\"device\":" + JSONText.quote(config.device))
-        link.send(topic: resultTopic, payload: "{" + f.joined(separator: ",") + "}")
+        var f: [(String, JSON)] = [("command", .string(command)), ("ok", .bool(ok))]
+        if let e = error { f.append(("error", .string(e))) }
+        if let s = state { f.append(("state", .string(EventRecord.alarmName(s)))) }
+        f.append(("device", .string(config.device)))
+        link.send(topic: resultTopic, payload: JSON.members(f).text)
     }
 
     /// "4 min", "1 h 4 min", "30 s".
@@ -323,28 +326,31 @@ final class MQTTBridge: @unchecked Sendable {
     /// Home Assistant MQTT discovery: (topic, retained config) for each entity.
     func discovery(board: BoardProfile, sensor: String) -> [(String, String)] {
         let d = config.device
-        let q = JSONText.quote
-        let device = "\"device\":{\"identifiers\":[\(q("jolt_" + d))],\"name\":\(q("Jolt " + d)),\"manufacturer\":\"Jolt\",\"model\":\(q(sensor)),\"sw_version\":\(q(BuildInfo.description))}"
-        let availability = "\"availability_topic\":\(q(availabilityTopic)),\"payload_available\":\"online\",\"payload_not_available\":\"offline\""
-        func topic(_ component: String, _ object: String) -> String { "\(config.discoveryPrefix)/\(component)/\(d)/\(object)/config" }
+        let device: JSON = ["identifiers": [.string("jolt_" + d)], "name": .string("Jolt " + d), "manufacturer": "Jolt",
+                            "model": .string(sensor), "sw_version": .string(BuildInfo.description)]
+        let common: [(String, JSON)] = [("availability_topic", .string(availabilityTopic)), ("payload_available", "online"),
+                                        ("payload_not_available", "offline"), ("device", device)]
+        func entity(_ component: String, _ object: String, _ f: [(String, JSON)]) -> (String, String) {
+            ("\(config.discoveryPrefix)/\(component)/\(d)/\(object)/config", JSON.members(f + common).text)
+        }
         var out: [(String, String)] = []
         if hasAlarm {
             let code = config.commandCode != nil
-            var f = ["\"name\":\"Alarm\"", "\"unique_id\":\(q("jolt_" + d + "_alarm"))", "\"state_topic\":\(q(stateTopic))",
-                     "\"value_template\":\(q("{{ {'disarmed': 'disarmed', 'arming': 'arming', 'armed': 'armed_away', 'triggered': 'triggered'}[value_json.state] }}"))",
-                     "\"command_topic\":\(q(setTopic))", "\"command_template\":\(q("{\"command\": \"{{ action }}\", \"code\": \"{{ code }}\"}"))",
-                     "\"payload_arm_away\":\"arm\"", "\"payload_disarm\":\"disarm\"", "\"supported_features\":[\"arm_away\"]",
-                     "\"code_arm_required\":\(code)", "\"code_disarm_required\":\(code)"]
-            if code { f.append("\"code\":\"REMOTE_CODE\"") }
-            out.append((topic("alarm_control_panel", "alarm"), "{" + (f + [availability, device]).joined(separator: ",") + "}"))
+            var f: [(String, JSON)] = [("name", "Alarm"), ("unique_id", .string("jolt_" + d + "_alarm")), ("state_topic", .string(stateTopic)),
+                     ("value_template", "{{ {'disarmed': 'disarmed', 'arming': 'arming', 'armed': 'armed_away', 'triggered': 'triggered'}[value_json.state] }}"),
+                     ("command_topic", .string(setTopic)), ("command_template", "{\"command\": \"{{ action }}\", \"code\": \"{{ code }}\"}"),
+                     ("payload_arm_away", "arm"), ("payload_disarm", "disarm"), ("supported_features", ["arm_away"]),
+                     ("code_arm_required", .bool(code)), ("code_disarm_required", .bool(code))]
+            if code { f.append(("code", "REMOTE_CODE")) }
+            out.append(entity("alarm_control_panel", "alarm", f))
         }
-        out.append((topic("sensor", "last_event"), "{" + ["\"name\":\"Last event\"", "\"unique_id\":\(q("jolt_" + d + "_last_event"))", "\"state_topic\":\(q(eventTopic))",
-            "\"value_template\":\(q("{{ value_json.event }}{% if value_json.phase is defined %} {{ value_json.phase }}{% endif %}{% if value_json.state is defined %} {{ value_json.state }}{% endif %}"))",
-            "\"json_attributes_topic\":\(q(eventTopic))", "\"icon\":\"mdi:gesture-tap\"", availability, device].joined(separator: ",") + "}"))
-        out.append((topic("binary_sensor", "shake"), "{" + ["\"name\":\"Shake\"", "\"unique_id\":\(q("jolt_" + d + "_shake"))", "\"state_topic\":\(q(shakeTopic))",
-            "\"payload_on\":\"ON\"", "\"payload_off\":\"OFF\"", "\"device_class\":\"vibration\"", availability, device].joined(separator: ",") + "}"))
-        out.append((topic("binary_sensor", "face_down"), "{" + ["\"name\":\"Face down\"", "\"unique_id\":\(q("jolt_" + d + "_face_down"))", "\"state_topic\":\(q(faceDownTopic))",
-            "\"payload_on\":\"ON\"", "\"payload_off\":\"OFF\"", "\"icon\":\"mdi:flip-vertical\"", availability, device].joined(separator: ",") + "}"))
+        out.append(entity("sensor", "last_event", [("name", "Last event"), ("unique_id", .string("jolt_" + d + "_last_event")), ("state_topic", .string(eventTopic)),
+            ("value_template", "{{ value_json.event }}{% if value_json.phase is defined %} {{ value_json.phase }}{% endif %}{% if value_json.state is defined %} {{ value_json.state }}{% endif %}"),
+            ("json_attributes_topic", .string(eventTopic)), ("icon", "mdi:gesture-tap")]))
+        out.append(entity("binary_sensor", "shake", [("name", "Shake"), ("unique_id", .string("jolt_" + d + "_shake")), ("state_topic", .string(shakeTopic)),
+            ("payload_on", "ON"), ("payload_off", "OFF"), ("device_class", "vibration")]))
+        out.append(entity("binary_sensor", "face_down", [("name", "Face down"), ("unique_id", .string("jolt_" + d + "_face_down")), ("state_topic", .string(faceDownTopic)),
+            ("payload_on", "ON"), ("payload_off", "OFF"), ("icon", "mdi:flip-vertical")]))
         return out
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltLinux
+import JoltJSON
 
 /// What `jolt output` asks of a line: on, off, a pulse, or beeps.
 struct OutputRequest: Equatable {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltLinux
+import JoltJSON
 
 /// Decides whether a remote command's code may be tried at all, and counts the wrong ones:
 /// after 5 wrong codes every remote command is locked out for a minute, then for twice as long
@@ -74,7 +75,8 @@ final class RemoteGuard {
 
     private func save() {
         guard let path else { return }
-        let text = "{\"failures\":\(failures),\"lockouts\":\(lockouts),\"locked_until_unix_us\":\(lockedUntil)}\n"
+        let state: JSON = ["failures": .int(failures), "lockouts": .int(lockouts), "locked_until_unix_us": .int(lockedUntil)]
+        let text = state.text + "\n"
         try? AtomicFile.write(path, text, newMode: 0o640)
     }
 }

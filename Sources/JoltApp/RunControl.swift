@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltBuildInfo
+import JoltJSON
 import JoltCore
 import JoltLinux
 
@@ -142,51 +143,60 @@ extension RunCommand {
         }
     }
 
-    /// The answer to a control request.
+    /// The answer to a control request: one JSON object.
     func control<D: SampleDetector>(_ line: String, detectors d: inout D) -> String {
-        func state() -> String {
-            guard let a = alarm else { return "\"alarm\":false" }
-            return "\"alarm\":true,\"state\":\"\(EventRecord.alarmName(a.state))\",\"since\":\(EventRecord.seconds(a.since)),\"since_utc\":\"\(WallClock.iso8601(alarmSinceWall))\",\"tamper_repeats\":\(tamperRepeats)"
-        }
         switch line {
         case "arm", "disarm":
-            guard alarm != nil else { return "{\"ok\":false,\"error\":\"this board has no alarm\"}" }
+            guard alarm != nil else { return ControlReply.refusal("this board has no alarm") }
             if let tr = alarm!.command(arm: line == "arm", at: streamNow, detectors: &d) {
                 alarmChanged(tr, at: streamNow, reference: d.tamperReference)
             }
             Log.info("control: \(line)")
-            return "{\"ok\":true,\(state())}"
+            return JSON.members([("ok", true)] + alarmFields).text
         case "status":
-            return "{\"ok\":true,\(state()),\"version\":\(JSONText.quote(BuildInfo.description)),\"t\":\(EventRecord.seconds(streamNow)),\"samples\":\(stats.samples),\"events\":\(stats.events),\"sensor\":\"\(supervisor.phase == .running ? "ok" : "fault")\",\"faults\":\(supervisor.faults)}"
+            return JSON.members([("ok", true)] + alarmFields + [
+                ("version", .string(BuildInfo.description)), ("t", .decimal(EventRecord.seconds(streamNow))), ("samples", .int(stats.samples)),
+                ("events", .int(stats.events)), ("sensor", supervisor.phase == .running ? "ok" : "fault"), ("faults", .int(supervisor.faults)),
+            ]).text
         case "stream":
             let s = hw.sensor
-            return "{\"ok\":true,\"stream\":1,\"identity\":\(JSONText.quote(s.identity)),\"address\":\(s.address),\"bus\":\(JSONText.quote(hw.busName)),\"board\":\(JSONText.quote(board.file.isEmpty ? board.name : board.file)),\"rate_mhz\":\(s.rateMilliHz),\"range_mg\":\(s.rangeMilliG),\"gyro_range_dps\":\(board.gyroRangeDps),\"has_gyro\":\(s.hasGyro),\"version\":\(JSONText.quote(BuildInfo.description))}"
+            let reply: JSON = ["ok": true, "stream": 1, "identity": .string(s.identity), "address": .int(s.address), "bus": .string(hw.busName),
+                               "board": .string(board.file.isEmpty ? board.name : board.file), "rate_mhz": .int(s.rateMilliHz), "range_mg": .int(s.rangeMilliG),
+                               "gyro_range_dps": .int(board.gyroRangeDps), "has_gyro": .bool(s.hasGyro), "version": .string(BuildInfo.description)]
+            return reply.text
         case _ where line.hasPrefix("output "):
             return manualOutput(line)
         default:
-            return "{\"ok\":false,\"error\":\(JSONText.quote("unknown command '\(line.prefix(40))' (arm, disarm, status, output)"))}"
+            return ControlReply.refusal("unknown command '\(line.prefix(40))' (arm, disarm, status, output)")
         }
+    }
+
+    /// The alarm's part of a reply: whether there is one, its state and since when.
+    var alarmFields: [(String, JSON)] {
+        guard let a = alarm else { return [("alarm", false)] }
+        return [("alarm", true), ("state", .string(EventRecord.alarmName(a.state))), ("since", .decimal(EventRecord.seconds(a.since))),
+                ("since_utc", .string(WallClock.iso8601(alarmSinceWall))), ("tamper_repeats", .int(tamperRepeats))]
     }
 
     /// `output NAME on|off|pulse MS|beep N` from `jolt output`: the pattern goes to the action
     /// thread, which owns the lines. The alarm's cadence wins on its line: a sounding alarm is
     /// silenced by a disarm, never by turning its output off.
     func manualOutput(_ line: String) -> String {
-        func refuse(_ m: String) -> String { "{\"ok\":false,\"error\":\(JSONText.quote(m))}" }
         let words = line.split(separator: " ").map(String.init)
         guard words.count >= 3, let request = OutputRequest(words: Array(words[2...])) else {
-            return refuse("usage: output NAME on|off|pulse MS|beep N")
+            return ControlReply.refusal("usage: output NAME on|off|pulse MS|beep N")
         }
         let name = words[1]
         guard outputs[name] != nil, let worker else {
-            return refuse("no output named \"\(name)\" on this board (have: \(outputs.keys.sorted().joined(separator: ", ")))")
+            return ControlReply.refusal("no output named \"\(name)\" on this board (have: \(outputs.keys.sorted().joined(separator: ", ")))")
         }
         if name == board.alarm?.output, alarm?.state == .triggered, request.pattern == nil {
-            return refuse("the alarm is sounding on \(name): disarm it to silence it (jolt disarm)")
+            return ControlReply.refusal("the alarm is sounding on \(name): disarm it to silence it (jolt disarm)")
         }
         worker.submit(.manual(output: name, request.pattern))
         Log.info("control: output \(name): \(request.pattern?.text ?? "off")")
-        return "{\"ok\":true,\"output\":\(JSONText.quote(name)),\"pattern\":\(JSONText.quote(request.pattern?.text ?? "off"))}"
+        let ok: JSON = ["ok": true, "output": .string(name), "pattern": .string(request.pattern?.text ?? "off")]
+        return ok.text
     }
 
     /// A key switch arms when it turns active and disarms when it turns inactive.

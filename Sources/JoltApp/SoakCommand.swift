@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltChips
+import JoltJSON
 import JoltCore
 import JoltLinux
 import JoltMotion
@@ -321,23 +322,23 @@ struct SoakCommand {
         let chip = "\(ChipRegistry.named(options.chip)?.info.part ?? options.chip)\(options.fifo ? " (FIFO)" : " (no FIFO)")"
         let names = r.faultsByName.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         if options.json {
-            var f: [String] = []
-            f.append("\"hours\":\(EventRecord.seconds(Int64(r.hours * 1e6)))")
-            f.append("\"rate_hz\":\(hz(options.rateMilliHz))")
-            f.append("\"chip\":\"\(options.chip)\",\"fifo\":\(options.fifo),\"seed\":\(options.seed)")
-            f.append("\"wall_s\":\(TraceWriter.decimal(Int64(r.wallSeconds * 1000), places: 3, trim: true))")
-            f.append("\"samples\":\(r.samples)")
-            f.append("\"shakes\":\(r.shakes),\"shakes_detected\":\(r.shakesFound)")
-            f.append("\"flips\":\(r.flips),\"face_down_detected\":\(r.facesDown),\"face_up_detected\":\(r.facesUp)")
-            f.append("\"unexpected_events\":\(r.unexpected.count)")
-            f.append("\"faults_injected\":\(r.faultsInjected),\"faults_reported\":\(r.faultsReported),\"faults_recovered\":\(r.faultsRecovered)")
-            f.append("\"short_bus_errors_injected\":\(r.transients),\"bus_errors_retried\":\(r.busErrorsRetried)")
-            f.append("\"fault_problems\":[\(r.faultProblems.map { JSONText.quote($0) }.joined(separator: ","))]")
-            f.append("\"detection_s_p50\":\(pct(r.detection, 0.5)),\"detection_s_max\":\(pct(r.detection, 1))")
-            f.append("\"recovery_s_p50\":\(pct(r.recovery, 0.5)),\"recovery_s_max\":\(pct(r.recovery, 1))")
-            f.append("\"rss_start_bytes\":\(r.rssStart),\"rss_after_1h_bytes\":\(r.rssWarm),\"rss_end_bytes\":\(r.rssEnd),\"rss_peak_bytes\":\(r.rssPeak)")
-            f.append("\"passed\":\(r.passed)")
-            out.write("{" + f.joined(separator: ",") + "}\n")
+            func p(_ v: [Double], _ q: Double) -> JSON { let t = pct(v, q); return t == "-" ? nil : .decimal(t) }
+            let f: JSON = [
+                "hours": .decimal(EventRecord.seconds(Int64(r.hours * 1e6))), "rate_hz": .decimal(hz(options.rateMilliHz)),
+                "chip": .string(options.chip), "fifo": .bool(options.fifo), "seed": .int(options.seed),
+                "wall_s": .decimal(TraceWriter.decimal(Int64(r.wallSeconds * 1000), places: 3, trim: true)), "samples": .int(r.samples),
+                "shakes": .int(r.shakes), "shakes_detected": .int(r.shakesFound),
+                "flips": .int(r.flips), "face_down_detected": .int(r.facesDown), "face_up_detected": .int(r.facesUp),
+                "unexpected_events": .int(r.unexpected.count),
+                "faults_injected": .int(r.faultsInjected), "faults_reported": .int(r.faultsReported), "faults_recovered": .int(r.faultsRecovered),
+                "short_bus_errors_injected": .int(r.transients), "bus_errors_retried": .int(r.busErrorsRetried),
+                "fault_problems": .list(r.faultProblems.map { .string($0) }),
+                "detection_s_p50": p(r.detection, 0.5), "detection_s_max": p(r.detection, 1),
+                "recovery_s_p50": p(r.recovery, 0.5), "recovery_s_max": p(r.recovery, 1),
+                "rss_start_bytes": .int(r.rssStart), "rss_after_1h_bytes": .int(r.rssWarm), "rss_end_bytes": .int(r.rssEnd), "rss_peak_bytes": .int(r.rssPeak),
+                "passed": .bool(r.passed),
+            ]
+            out.write(f.text + "\n")
             return
         }
         var s = "jolt soak: \(EventRecord.seconds(Int64(r.hours * 1e6))) simulated hours at \(hz(options.rateMilliHz)) Hz on the simulated \(chip), seed \(options.seed), in \(TraceWriter.decimal(Int64(r.wallSeconds * 10), places: 1, trim: false)) s\n"

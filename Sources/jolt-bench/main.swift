@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CAllocCount
 import JoltCore
+import JoltJSON
 import JoltMotion
 import JoltTrace
 
@@ -590,19 +591,28 @@ func f(_ v: Double?, _ places: Int = 1) -> String {
 
 let replayRate = Double(replayCount) / replaySeconds
 if o.json {
-    var j = "{\"samples\":\(samples.count),\"runs\":\(o.runs),\"core\":["
-    j += rows.map { r in "{\"name\":\"\(r.name.trimmed)\",\"ns_per_sample\":\(f(r.ns, 2)),\"samples_per_second\":\(f(1e9 / r.ns, 0))\(r.ratio.map { ",\"ratio_to_fixed\":\(f($0, 2))" } ?? "")}" }.joined(separator: ",")
-    j += "],\"float_agrees\":\(agreed),\"events_compared\":\(agreeFixed.count),\"instructions_per_sample\":\(f(instructions, 1)),\"instructions_per_sample_at_rest\":\(f(instructionsRest, 1))"
-    j += ",\"state_bytes\":{\(stateBytes.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ","))},\"allocations_per_million_samples\":\(allocations)"
-    j += ",\"replay\":{\"samples\":\(replayCount),\"seconds\":\(f(replaySeconds, 3)),\"samples_per_second\":\(f(replayRate, 0)),\"parse_ns_per_sample\":\(f(parseNs, 1)),\"detect_ns_per_sample\":\(f(median(fixedTimes), 1)),\"ok\":\(replayOK)}"
-    func d(_ x: (cpuPercent: Double, wakeups: Double, transactions: Double)?) -> String {
-        guard let x else { return "null" }
-        return "{\"cpu_percent\":\(f(x.cpuPercent, 3)),\"wakeups_per_second\":\(f(x.wakeups, 1)),\"transactions_per_second\":\(f(x.transactions, 1))}"
+    func num(_ v: Double?, _ places: Int) -> JSON { guard let v, v.isFinite else { return nil }; return .decimal(f(v, places)) }
+    func d(_ x: (cpuPercent: Double, wakeups: Double, transactions: Double)?) -> JSON {
+        guard let x else { return nil }
+        return ["cpu_percent": num(x.cpuPercent, 3), "wakeups_per_second": num(x.wakeups, 1), "transactions_per_second": num(x.transactions, 1)]
     }
-    j += ",\"daemon\":{\"seconds\":\(o.daemonSeconds),\"fifo\":\(d(daemonFIFO)),\"no_fifo\":\(d(daemonPlain))}"
-    j += ",\"stop_after_sigterm_ms\":\(stops.isEmpty ? "null" : "{\"trials\":\(stops.count),\"p50\":\(f(median(stops), 1)),\"max\":\(f(stops.max(), 1))}")"
-    j += ",\"core_code_bytes_cortex_m\":\(coreBytes.map(String.init) ?? "null"),\"firmware_code_bytes_cortex_m\":\(firmwareBytes.map(String.init) ?? "null")}"
-    print(j)
+    let core: [JSON] = rows.map { r in
+        var m: [(String, JSON)] = [("name", .string(r.name.trimmed)), ("ns_per_sample", num(r.ns, 2)), ("samples_per_second", num(1e9 / r.ns, 0))]
+        if let ratio = r.ratio { m.append(("ratio_to_fixed", num(ratio, 2))) }
+        return .members(m)
+    }
+    let j: JSON = [
+        "samples": .int(samples.count), "runs": .int(o.runs), "core": .list(core),
+        "float_agrees": .bool(agreed), "events_compared": .int(agreeFixed.count),
+        "instructions_per_sample": num(instructions, 1), "instructions_per_sample_at_rest": num(instructionsRest, 1),
+        "state_bytes": .members(stateBytes.map { ($0.0, .int($0.1)) }), "allocations_per_million_samples": .int(allocations),
+        "replay": ["samples": .int(replayCount), "seconds": num(replaySeconds, 3), "samples_per_second": num(replayRate, 0),
+                   "parse_ns_per_sample": num(parseNs, 1), "detect_ns_per_sample": num(median(fixedTimes), 1), "ok": .bool(replayOK)],
+        "daemon": ["seconds": .int(o.daemonSeconds), "fifo": d(daemonFIFO), "no_fifo": d(daemonPlain)],
+        "stop_after_sigterm_ms": stops.isEmpty ? nil : ["trials": .int(stops.count), "p50": num(median(stops), 1), "max": num(stops.max(), 1)],
+        "core_code_bytes_cortex_m": coreBytes.map { .int($0) } ?? nil, "firmware_code_bytes_cortex_m": firmwareBytes.map { .int($0) } ?? nil,
+    ]
+    print(j.text)
 } else {
     var t = "Jolt core benchmark: \(samples.count) samples of mixed motion at 100 Hz, median of \(o.runs) runs\n\n"
     t += "detector                                            ns/sample   Msamples/s   Double/fixed\n"

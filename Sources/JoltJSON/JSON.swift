@@ -41,6 +41,11 @@ public indirect enum JSON: Equatable, Sendable {
 public struct JSONNode: Equatable, Sendable {
     public var value: JSON
     public var line: Int
+
+    public init(value: JSON, line: Int) {
+        self.value = value
+        self.line = line
+    }
 }
 
 /// A JSON syntax error at a line and column.
