@@ -88,7 +88,7 @@ final class Hardware {
     static func open(_ board: BoardProfile, trace: String? = nil, source: MotionSource? = nil) throws(JoltError) -> Hardware {
         var board = board
         if board.isSimulated {
-            return try openSim(&board, trace: trace ?? board.sim.trace.map { resolve($0, against: board.file) }, source: source)
+            return try openSim(&board, trace: trace ?? board.sim.trace.map { BoardProfile.resolve($0, against: board.file) }, source: source)
         }
         if trace != nil {
             throw JoltError(.usage, "--trace plays a recording on the simulated board only; \(board.file) uses \(board.bus)")
@@ -106,12 +106,6 @@ final class Hardware {
         } catch {
             throw JoltError(.config, "\(board.file.isEmpty ? "board" : board.file): \(error.message)")
         }
-    }
-
-    static func resolve(_ path: String, against file: String) -> String {
-        if path.hasPrefix("/") || file.isEmpty { return path }
-        guard let slash = file.lastIndex(of: "/") else { return path }
-        return String(file[..<slash]) + "/" + path
     }
 
     static func openSim(_ board: inout BoardProfile, trace: String?, source given: MotionSource? = nil) throws(JoltError) -> Hardware {
@@ -186,6 +180,3 @@ extension BoardProfile {
         SensorSettings(rateMilliHz: rateMilliHz, accelRangeG: accelRangeG, gyroRangeDps: gyroRangeDps, fifo: fifo)
     }
 }
-
-/// A rate in mHz as Hz text: 100, 12.5, 333.333.
-func hz(_ milliHz: Int32) -> String { Hz.text(milliHz) }

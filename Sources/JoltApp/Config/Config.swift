@@ -10,7 +10,7 @@ import JoltTrace
 
 /// A board profile (`boards/*.json`): which bus and chip, how it is mounted, how detection is
 /// tuned, and (later sections) what to do on each event.
-public struct BoardProfile: Sendable {
+public struct BoardProfile: Sendable, Equatable {
     /// The file it was read from ("" for the built-in defaults).
     public var file = ""
     /// A short name for logs.
@@ -40,11 +40,11 @@ public struct BoardProfile: Sendable {
     /// The MQTT link, when the board has one.
     public var mqtt: MQTTConfig?
     /// Named outputs (GPIO lines Jolt drives).
-    public var outputs: [(name: String, line: LineSpec)] = []
+    public var outputs: [NamedLine] = []
     /// Named inputs (GPIO lines Jolt reads).
-    public var inputs: [(name: String, line: LineSpec)] = []
+    public var inputs: [NamedLine] = []
     /// What each event does; nil: every event is printed on stdout.
-    public var actions: [(event: String, actions: [Action])]?
+    public var actions: [EventBinding]?
     /// The theft alarm, when the board has one.
     public var alarm: AlarmConfig?
     /// The control socket.
@@ -411,4 +411,13 @@ func readFile(_ path: String, what: String, missingHint: String, limit: Int = 1 
         if out.count > limit { throw JoltError(.config, "\(path): the \(what) is larger than \(limit / 1024) KiB (is it the right file?)") }
     }
     return out
+}
+
+extension BoardProfile {
+    /// A path in a board file, relative to the file's folder unless absolute.
+    static func resolve(_ path: String, against file: String) -> String {
+        if path.hasPrefix("/") || file.isEmpty { return path }
+        guard let slash = file.lastIndex(of: "/") else { return path }
+        return String(file[..<slash]) + "/" + path
+    }
 }

@@ -196,9 +196,9 @@ public enum JoltCLI {
         }
         // Every line is tried; each failure is one line (the last one as the command's error).
         var failed: JoltError?
-        for (name, spec) in b.outputs {
+        for o in b.outputs {
             do {
-                let line = try ChardevOutput(name: name, spec: spec)
+                let line = try ChardevOutput(name: o.name, spec: o.line)
                 try line.set(false)
                 line.release()
                 out.write("\(line.label): inactive\n")

@@ -70,11 +70,8 @@ public struct EventRecord: Equatable, Sendable {
         return [bindingName]
     }
 
-    /// Every binding name, for validating configurations.
-    public static let bindingNames = [
-        "shake.began", "shake.ended", "shake.cancelled", "flip.face_down", "flip.face_up", "tamper",
-        "alarm.triggered", "alarm.cleared", "alarm.armed", "alarm.arming", "alarm.disarmed", "fault", "recovered",
-    ]
+    /// Every binding name (the configuration's list).
+    public static var bindingNames: [String] { EventBinding.names }
 
     static func phaseName(_ p: ShakePhase) -> String {
         switch p {
@@ -156,7 +153,7 @@ public struct EventRecord: Equatable, Sendable {
         case .flip(let st): s += st == .faceDown ? "flip: face down" : "flip: face up"
         case .tamper: s += "tamper: moved from where it was armed"
         case .alarm(let tr):
-            s += "alarm \(Self.alarmName(tr.to)) (was \(Self.alarmName(tr.from)), \(Self.causeName(tr.cause).replacingOccurrences("_", " ")))"
+            s += "alarm \(Self.alarmName(tr.to)) (was \(Self.alarmName(tr.from)), \(String(Self.causeName(tr.cause).map { $0 == "_" ? " " : $0 })))"
         case .fault: s += "fault"
         case .recovered: s += "recovered"
         }
@@ -167,45 +164,5 @@ public struct EventRecord: Equatable, Sendable {
         if !extra.isEmpty { s += " (" + extra.joined(separator: ", ") + ")" }
         if let d = detail { s += ": " + d }
         return s
-    }
-}
-
-extension String {
-    func replacingOccurrences(_ a: Character, _ b: Character) -> String {
-        String(map { $0 == a ? b : $0 })
-    }
-}
-
-/// Builds event records from what a detector set raised on one sample.
-enum EventBuilder {
-    /// Appends the records for `events` raised at `t` by `detectors` to `out`.
-    static func records<D: SampleDetector>(_ events: Events, at t: Int64, detectors d: D, settings: DetectionSettings, into out: inout [EventRecord]) {
-        let shakeName = "\(settings.shakeAlgorithm.name)"
-        let flipName = "\(settings.flipAlgorithm.name)"
-        func peak() -> Int32? {
-            let p2 = d.shakePeak2
-            return p2 > 0 ? Int32(isqrt(p2)) : nil
-        }
-        if events.contains(.shakeBegan) {
-            out.append(EventRecord(t: t, kind: .shake(.began), algorithm: shakeName, peakMilliG: peak()))
-        }
-        if events.contains(.shakeEnded) {
-            out.append(EventRecord(t: t, kind: .shake(.ended), algorithm: shakeName, peakMilliG: peak(), durationMicros: t - d.shakeSince))
-        }
-        if events.contains(.shakeCancelled) {
-            out.append(EventRecord(t: t, kind: .shake(.cancelled), algorithm: shakeName, peakMilliG: peak(), durationMicros: t - d.shakeSince))
-        }
-        if events.contains(.faceDown) { out.append(EventRecord(t: t, kind: .flip(.faceDown), algorithm: flipName)) }
-        if events.contains(.faceUp) { out.append(EventRecord(t: t, kind: .flip(.faceUp), algorithm: flipName)) }
-        if events.contains(.tamper) { out.append(EventRecord(t: t, kind: .tamper)) }
-    }
-
-    /// Integer square root (floor).
-    static func isqrt(_ v: Int64) -> Int64 {
-        guard v > 0 else { return 0 }
-        var x = Int64(Double(v).squareRoot())
-        while x * x > v { x -= 1 }
-        while (x + 1) * (x + 1) <= v { x += 1 }
-        return x
     }
 }

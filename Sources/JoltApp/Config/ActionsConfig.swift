@@ -3,6 +3,24 @@ import JoltJSON
 
 /// A GPIO line the board names: found by its name ("GPIO17") on whichever chip has it, or at a
 /// chip and offset.
+/// A named GPIO line of the board (`outputs.NAME`, `inputs.NAME`).
+public struct NamedLine: Equatable, Sendable {
+    public var name: String
+    public var line: LineSpec
+}
+
+/// What one event does (`actions.EVENT`).
+public struct EventBinding: Equatable, Sendable {
+    public var event: String
+    public var actions: [Action]
+
+    /// Every event a profile can bind, as events name themselves (`EventRecord.bindingName`).
+    public static let names = [
+        "shake.began", "shake.ended", "shake.cancelled", "flip.face_down", "flip.face_up", "tamper",
+        "alarm.triggered", "alarm.cleared", "alarm.armed", "alarm.arming", "alarm.disarmed", "fault", "recovered",
+    ]
+}
+
 public struct LineSpec: Equatable, Sendable {
     /// The line's name as the Pi names it, e.g. "GPIO17".
     public var name: String?
@@ -95,13 +113,13 @@ extension BoardProfile {
         return l
     }
 
-    static func parseLines(_ r: ObjectReader?, input: Bool) throws(JoltError) -> [(String, LineSpec)] {
+    static func parseLines(_ r: ObjectReader?, input: Bool) throws(JoltError) -> [NamedLine] {
         guard let r else { return [] }
-        var out: [(String, LineSpec)] = []
+        var out: [NamedLine] = []
         for m in r.members {
             let o = try ObjectReader(file: r.file, path: r.fieldPath(m.key), node: m.value)
             _ = r.node(m.key)
-            out.append((m.key, try parseLine(o, input: input)))
+            out.append(NamedLine(name: m.key, line: try parseLine(o, input: input)))
         }
         return out
     }
@@ -120,14 +138,14 @@ extension BoardProfile {
         return .cadence(on: on, off: off)
     }
 
-    static func parseActions(_ r: ObjectReader?, outputs: [String]) throws(JoltError) -> [(String, [Action])]? {
+    static func parseActions(_ r: ObjectReader?, outputs: [String]) throws(JoltError) -> [EventBinding]? {
         guard let r else { return nil }
-        var out: [(String, [Action])] = []
+        var out: [EventBinding] = []
         for m in r.members {
             _ = r.node(m.key)
             let path = r.fieldPath(m.key)
-            guard EventRecord.bindingNames.contains(m.key) else {
-                throw JoltError(.config, "\(r.file):\(m.value.line): \(path): unknown event (events: \(EventRecord.bindingNames.joined(separator: ", ")))")
+            guard EventBinding.names.contains(m.key) else {
+                throw JoltError(.config, "\(r.file):\(m.value.line): \(path): unknown event (events: \(EventBinding.names.joined(separator: ", ")))")
             }
             guard case .array(let items) = m.value.value else {
                 throw JoltError(.config, "\(r.file):\(m.value.line): \(path): must be a list of actions, like [{\"stdout\": true}]")
@@ -137,7 +155,7 @@ extension BoardProfile {
                 let a = try ObjectReader(file: r.file, path: "\(path)[\(i)]", node: item)
                 list.append(try parseAction(a, outputs: outputs))
             }
-            out.append((m.key, list))
+            out.append(EventBinding(event: m.key, actions: list))
         }
         return out
     }

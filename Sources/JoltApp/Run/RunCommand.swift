@@ -189,11 +189,11 @@ final class RunCommand {
 
     /// Requests the board's outputs and inputs and starts the action thread.
     func openLines() throws(JoltError) {
-        for (name, spec) in board.outputs where outputs[name] == nil {
-            outputs[name] = hw.sim != nil ? SimOutput(name: name, spec: spec) : try ChardevOutput(name: name, spec: spec)
+        for o in board.outputs where outputs[o.name] == nil {
+            outputs[o.name] = hw.sim != nil ? SimOutput(name: o.name, spec: o.line) : try ChardevOutput(name: o.name, spec: o.line)
         }
-        for (name, spec) in board.inputs {
-            inputs[name] = hw.sim != nil ? SimInput(name: name, spec: spec) : try ChardevInput(name: name, spec: spec)
+        for i in board.inputs {
+            inputs[i.name] = hw.sim != nil ? SimInput(name: i.name, spec: i.line) : try ChardevInput(name: i.name, spec: i.line)
         }
         let printer = EventPrinter(out: out, json: options.json, flushEach: true)
         let engine = ActionEngine(outputs: outputs, alarmOutput: board.alarm?.output, alarmPattern: board.alarm?.cadence ?? .cadence(on: 500, off: 500), printer: printer, boardName: board.name)

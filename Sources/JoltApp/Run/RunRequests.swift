@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltBuildInfo
+import JoltCore
+import JoltJSON
+import JoltLinux
+
+/// Requests from outside the chip, in one place that decides who may do what: the control
+/// socket (its peers are checked by `ControlServer`) and MQTT commands (judged by
+/// `MQTTBridge.judge`: authentication, code, lockout). Each is handled on the sampling thread,
+/// where the alarm and the detectors live.
+extension RunCommand {
+    /// Commands that came over MQTT: judged (authentication, code), applied like the control
+    /// socket's, answered on the result topic.
+    func mqttCommands<D: SampleDetector>(detectors d: inout D) {
+        guard let b = bridge else { return }
+        for payload in b.takeCommands() {
+            let verdict = b.judge(payload)
+            let command = verdict.command
+            if let why = verdict.refusal {
+                if verdict.logged { Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)") }
+                if verdict.answered { b.answer(command, ok: false, error: why, state: alarm?.state) }
+                continue
+            }
+            if let tr = alarm!.command(arm: command == "arm", at: streamNow, detectors: &d) {
+                alarmChanged(tr, at: streamNow, reference: d.tamperReference)
+            }
+            Log.info("mqtt: \(command)")
+            b.answer(command, ok: true, state: alarm?.state)
+        }
+    }
+
+    /// The answer to a control request: one JSON object.
+    func control<D: SampleDetector>(_ line: String, detectors d: inout D) -> String {
+        switch line {
+        case "arm", "disarm":
+            guard alarm != nil else { return ControlReply.refusal("this board has no alarm") }
+            if let tr = alarm!.command(arm: line == "arm", at: streamNow, detectors: &d) {
+                alarmChanged(tr, at: streamNow, reference: d.tamperReference)
+            }
+            Log.info("control: \(line)")
+            return JSON.members([("ok", true)] + alarmFields).text
+        case "status":
+            return JSON.members([("ok", true)] + alarmFields + [
+                ("version", .string(BuildInfo.description)), ("t", .decimal(EventRecord.seconds(streamNow))), ("samples", .int(stats.samples)),
+                ("events", .int(stats.events)), ("sensor", supervisor.phase == .running ? "ok" : "fault"), ("faults", .int(supervisor.faults)),
+            ]).text
+        case "stream":
+            let s = hw.sensor
+            let reply: JSON = ["ok": true, "stream": 1, "identity": .string(s.identity), "address": .int(s.address), "bus": .string(hw.busName),
+                               "board": .string(board.file.isEmpty ? board.name : board.file), "rate_mhz": .int(s.rateMilliHz), "range_mg": .int(s.rangeMilliG),
+                               "gyro_range_dps": .int(board.gyroRangeDps), "has_gyro": .bool(s.hasGyro), "version": .string(BuildInfo.description)]
+            return reply.text
+        case _ where line.hasPrefix("output "):
+            return manualOutput(line)
+        default:
+            return ControlReply.refusal("unknown command '\(line.prefix(40))' (arm, disarm, status, output)")
+        }
+    }
+
+    /// The alarm's part of a reply: whether there is one, its state and since when.
+    var alarmFields: [(String, JSON)] {
+        guard let a = alarm else { return [("alarm", false)] }
+        return [("alarm", true), ("state", .string(EventRecord.alarmName(a.state))), ("since", .decimal(EventRecord.seconds(a.since))),
+                ("since_utc", .string(WallClock.iso8601(alarmSinceWall))), ("tamper_repeats", .int(tamperRepeats))]
+    }
+
+    /// `output NAME on|off|pulse MS|beep N` from `jolt output`: the pattern goes to the action
+    /// thread, which owns the lines. The alarm's cadence wins on its line: a sounding alarm is
+    /// silenced by a disarm, never by turning its output off.
+    func manualOutput(_ line: String) -> String {
+        let words = line.split(separator: " ").map(String.init)
+        guard words.count >= 3, let request = OutputRequest(words: Array(words[2...])) else {
+            return ControlReply.refusal("usage: output NAME on|off|pulse MS|beep N")
+        }
+        let name = words[1]
+        guard outputs[name] != nil, let worker else {
+            return ControlReply.refusal("no output named \"\(name)\" on this board (have: \(outputs.keys.sorted().joined(separator: ", ")))")
+        }
+        if name == board.alarm?.output, alarm?.state == .triggered, request.pattern == nil {
+            return ControlReply.refusal("the alarm is sounding on \(name): disarm it to silence it (jolt disarm)")
+        }
+        worker.submit(.manual(output: name, request.pattern))
+        Log.info("control: output \(name): \(request.pattern?.text ?? "off")")
+        let ok: JSON = ["ok": true, "output": .string(name), "pattern": .string(request.pattern?.text ?? "off")]
+        return ok.text
+    }
+}
