@@ -86,9 +86,19 @@ public enum FixedDecimal {
             negative = bytes[i] == 0x2D
             i += 1
         }
+        let (mantissa, e0) = try significand(bytes, &i, end)
+        var exponent = e0
+        if i < end { exponent += try exponentPart(bytes, &i, end) }
+        let value = try scaled(mantissa, by: exponent + places)
+        return negative ? -value : value
+    }
+
+    /// The digits and the point: value = mantissa × 10^exponent (digits past the 18 kept are
+    /// dropped, counted in the exponent when before the point).
+    static func significand(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int) throws(Failure) -> (Int64, Int) {
         var mantissa: Int64 = 0
-        var digits = 0          // significant digits kept in `mantissa`
-        var exponent = 0        // value = mantissa × 10^exponent (+ dropped digits)
+        var digits = 0
+        var exponent = 0
         var sawDigit = false
         var afterPoint = false
         while i < end {
@@ -100,8 +110,8 @@ public enum FixedDecimal {
                     if mantissa != 0 || d != 0 { digits += 1 }
                     mantissa = mantissa * 10 + d
                     if afterPoint { exponent -= 1 }
-                } else {
-                    if !afterPoint { exponent += 1 }
+                } else if !afterPoint {
+                    exponent += 1
                 }
             } else if c == 0x2E && !afterPoint {
                 afterPoint = true
@@ -111,43 +121,42 @@ public enum FixedDecimal {
             i += 1
         }
         guard sawDigit else { throw .malformed }
-        if i < end {
-            guard bytes[i] == 0x65 || bytes[i] == 0x45 else { throw .malformed }
+        return (mantissa, exponent)
+    }
+
+    /// `e` or `E`, a sign, digits, and nothing after them.
+    static func exponentPart(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int) throws(Failure) -> Int {
+        guard bytes[i] == 0x65 || bytes[i] == 0x45 else { throw .malformed }
+        i += 1
+        var negative = false
+        if i < end && (bytes[i] == 0x2D || bytes[i] == 0x2B) {
+            negative = bytes[i] == 0x2D
             i += 1
-            var eNegative = false
-            if i < end && (bytes[i] == 0x2D || bytes[i] == 0x2B) {
-                eNegative = bytes[i] == 0x2D
-                i += 1
-            }
-            var e = 0
-            var eDigits = 0
-            while i < end, bytes[i] >= 0x30, bytes[i] <= 0x39 {
-                if e < 10_000 { e = e * 10 + Int(bytes[i] &- 0x30) }
-                eDigits += 1
-                i += 1
-            }
-            guard eDigits > 0, i == end else { throw .malformed }
-            exponent += eNegative ? -e : e
         }
-        let shift = exponent + places
-        var value: Int64
-        if mantissa == 0 {
-            value = 0
-        } else if shift >= 0 {
+        var e = 0
+        var eDigits = 0
+        while i < end, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+            if e < 10_000 { e = e * 10 + Int(bytes[i] &- 0x30) }
+            eDigits += 1
+            i += 1
+        }
+        guard eDigits > 0, i == end else { throw .malformed }
+        return negative ? -e : e
+    }
+
+    /// mantissa × 10^shift as an integer, rounded half away from zero.
+    static func scaled(_ mantissa: Int64, by shift: Int) throws(Failure) -> Int64 {
+        if mantissa == 0 { return 0 }
+        if shift >= 0 {
             guard shift <= 18 else { throw .outOfRange }
             let (v, overflow) = mantissa.multipliedReportingOverflow(by: pow10[shift])
             guard !overflow else { throw .outOfRange }
-            value = v
-        } else if -shift > 18 {
-            value = 0
-        } else {
-            let div = pow10[-shift]
-            value = mantissa / div
-            let rest = mantissa % div
-            // Round half away from zero. Digits dropped past the 18 kept cannot change this:
-            // they add less than one unit of `rest`, and `div` is even.
-            if rest * 2 >= div { value += 1 }
+            return v
         }
-        return negative ? -value : value
+        if -shift > 18 { return 0 }
+        let div = pow10[-shift]
+        // Digits dropped past the 18 kept cannot change the rounding: they add less than one
+        // unit of the remainder, and `div` is even.
+        return mantissa / div + (mantissa % div * 2 >= div ? 1 : 0)
     }
 }

@@ -158,10 +158,42 @@ struct PlotCommand {
         var lines: [(Double, String, String, Bool)]
     }
 
+    /// Where things go: time to x, and the panels' bottom edge.
+    struct Canvas {
+        let d: Drawn
+        let span: Double
+        var bottom = 0
+        init(_ d: Drawn) {
+            self.d = d
+            span = Double(max(d.last - d.first, 1)) / 1e6
+        }
+        func x(_ t: Int64) -> Double { Double(PlotCommand.left) + Double(t - d.first) / 1e6 / span * Double(PlotCommand.plotWidth) }
+    }
+
+    /// The SVG of a drawn trace: title, shakes shaded, time ticks, the panels, the events.
     func render(_ d: Drawn, settings: DetectionSettings) -> String {
-        let W = Self.width, L = Self.left, PW = Self.plotWidth, PH = Self.panelHeight
-        let span = Double(max(d.last - d.first, 1)) / 1e6
-        func x(_ t: Int64) -> Double { Double(L) + Double(t - d.first) / 1e6 / span * Double(PW) }
+        let panels = Self.panels(d, settings: settings)
+        var c = Canvas(d)
+        c.bottom = (panels.last?.top ?? Self.top) + Self.panelHeight
+        let W = Self.width, H = c.bottom + 56
+        var s = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(W)" height="\(H)" viewBox="0 0 \(W) \(H)" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">
+        <title>\(Self.escape(trace))</title>
+        <rect width="\(W)" height="\(H)" fill="white"/>
+
+        """
+        let name = trace.split(separator: "/").last.map(String.init) ?? trace
+        let alg = "\(settings.shakeAlgorithm.name) shake, \(settings.flipAlgorithm.name) flip"
+        s += "<text id=\"title\" x=\"\(Self.left)\" y=\"22\" font-size=\"16\" font-weight=\"bold\">\(Self.escape(name))</text>\n"
+        s += "<text id=\"subtitle\" x=\"\(Self.left)\" y=\"40\" fill=\"#555\">\(d.samples) samples, \(Self.num(c.span)) s at \(hz(d.rateMilliHz)) Hz · \(Self.escape(alg)) · \(d.events.count) event\(d.events.count == 1 ? "" : "s")</text>\n"
+        s += Self.shakeSpans(c) + Self.timeTicks(c)
+        for (i, p) in panels.enumerated() { s += Self.panel(p, index: i, c) }
+        return s + Self.events(c) + "</svg>\n"
+    }
+
+    /// The panels: acceleration, dynamic acceleration, and rotation when there is a gyro.
+    static func panels(_ d: Drawn, settings: DetectionSettings) -> [Panel] {
         func range(_ ids: [S], scale: Double, floor: Double, symmetric: Bool) -> (Double, Double) {
             var lo = 0.0, hi = floor
             for id in ids {
@@ -178,135 +210,141 @@ struct PlotCommand {
             return (min(lo, 0), hi * 1.08)
         }
         var panels: [Panel] = []
-        var y = Self.top
+        var y = top
         let (alo, ahi) = range([.ax, .ay, .az, .mag], scale: 1000, floor: 1.2, symmetric: true)
         let faceDown = -cos(Double(settings.flip.faceDownAngleDeci) / 10 * Double.pi / 180)
-        var accelLines: [(Double, String, String, Bool)] = [(faceDown, "face down below \(Self.num(faceDown)) g (gravity z)", "#7b3294", true)]
+        var accelLines: [(Double, String, String, Bool)] = [(faceDown, "face down below \(num(faceDown)) g (gravity z)", "#7b3294", true)]
         if settings.shakeAlgorithm == .threshold {
             let t = Double(settings.phoneShake.axisThresholdMilliG) / 1000
-            accelLines += [(t, "threshold \(Self.num(t)) g per axis", "#e66101", true), (-t, "", "#e66101", true)]
+            accelLines += [(t, "threshold \(num(t)) g per axis", "#e66101", true), (-t, "", "#e66101", true)]
         }
         panels.append(Panel(title: "acceleration", unit: "g", top: y, lo: alo, hi: ahi,
                             series: [(.ax, "x", "#d7191c", 1000, false), (.ay, "y", "#1a9641", 1000, false), (.az, "z", "#2c7bb6", 1000, false),
                                      (.mag, "|a|", "#222222", 1000, false), (.gz, "gravity z", "#7b3294", 1000, true)],
                             lines: accelLines))
-        y += PH + Self.gap
+        y += panelHeight + gap
         let sh = settings.shake
         let strong = Double(sh.strongMilliG) / 1000, threshold = Double(sh.thresholdMilliG) / 1000, hysteresis = Double(sh.hysteresisMilliG) / 1000
         let (_, dhi) = range([.dyn], scale: 1000, floor: strong * 1.15, symmetric: false)
         panels.append(Panel(title: "dynamic acceleration |a − gravity|", unit: "g", top: y, lo: 0, hi: dhi,
                             series: [(.dyn, "|a − gravity|", "#222222", 1000, false)],
-                            lines: [(strong, "strong \(Self.num(strong)) g", "#d7191c", true),
-                                    (threshold, "shake threshold \(Self.num(threshold)) g", "#e66101", false),
-                                    (hysteresis, "hysteresis \(Self.num(hysteresis)) g", "#999999", true)]))
+                            lines: [(strong, "strong \(num(strong)) g", "#d7191c", true),
+                                    (threshold, "shake threshold \(num(threshold)) g", "#e66101", false),
+                                    (hysteresis, "hysteresis \(num(hysteresis)) g", "#999999", true)]))
         if d.hasGyro {
-            y += PH + Self.gap
+            y += panelHeight + gap
             let (rlo, rhi) = range([.rx, .ry, .rz], scale: 1000, floor: 30, symmetric: true)
             panels.append(Panel(title: "rotation rate", unit: "°/s", top: y, lo: rlo, hi: rhi,
                                 series: [(.rx, "x", "#d7191c", 1000, false), (.ry, "y", "#1a9641", 1000, false), (.rz, "z", "#2c7bb6", 1000, false)],
                                 lines: []))
         }
-        let bottom = y + PH
-        let H = bottom + 56
-        var s = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(W)" height="\(H)" viewBox="0 0 \(W) \(H)" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">
-        <title>\(Self.escape(trace))</title>
-        <rect width="\(W)" height="\(H)" fill="white"/>
+        return panels
+    }
 
-        """
-        let name = trace.split(separator: "/").last.map(String.init) ?? trace
-        let alg = "\(settings.shakeAlgorithm.name) shake, \(settings.flipAlgorithm.name) flip"
-        s += "<text id=\"title\" x=\"\(L)\" y=\"22\" font-size=\"16\" font-weight=\"bold\">\(Self.escape(name))</text>\n"
-        s += "<text id=\"subtitle\" x=\"\(L)\" y=\"40\" fill=\"#555\">\(d.samples) samples, \(Self.num(span)) s at \(hz(d.rateMilliHz)) Hz · \(Self.escape(alg)) · \(d.events.count) event\(d.events.count == 1 ? "" : "s")</text>\n"
-        // Shakes as shaded spans, under everything.
+    /// Shakes as shaded spans, under everything.
+    static func shakeSpans(_ c: Canvas) -> String {
+        var s = ""
         var began: Int64?
-        for e in d.events {
+        for e in c.d.events {
             switch e.kind {
             case .shake(.began): began = e.t
             case .shake(.ended), .shake(.cancelled):
                 if let b = began {
                     let colour = e.kind == .shake(.cancelled) ? "#f4cccc" : "#fff2cc"
-                    s += "<rect class=\"shake-span\" x=\"\(Self.num(x(b)))\" y=\"\(Self.top)\" width=\"\(Self.num(max(x(e.t) - x(b), 1)))\" height=\"\(bottom - Self.top)\" fill=\"\(colour)\"/>\n"
+                    s += "<rect class=\"shake-span\" x=\"\(num(c.x(b)))\" y=\"\(top)\" width=\"\(num(max(c.x(e.t) - c.x(b), 1)))\" height=\"\(c.bottom - top)\" fill=\"\(colour)\"/>\n"
                 }
                 began = nil
             default: break
             }
         }
-        // Time ticks.
-        let step = Self.niceStep(span, target: 12)
-        var tick = (Double(d.first) / 1e6 / step).rounded(.up) * step
-        while tick <= Double(d.last) / 1e6 + 1e-9 {
-            let tx = x(Int64((tick * 1e6).rounded()))
-            s += "<line class=\"grid\" x1=\"\(Self.num(tx))\" y1=\"\(Self.top)\" x2=\"\(Self.num(tx))\" y2=\"\(bottom)\" stroke=\"#eeeeee\"/>\n"
-            s += "<text class=\"tick\" x=\"\(Self.num(tx))\" y=\"\(bottom + 16)\" text-anchor=\"middle\">\(Self.num(tick))</text>\n"
+        return s
+    }
+
+    /// The time axis: a grid line and a label at round seconds.
+    static func timeTicks(_ c: Canvas) -> String {
+        var s = ""
+        let step = niceStep(c.span, target: 12)
+        var tick = (Double(c.d.first) / 1e6 / step).rounded(.up) * step
+        while tick <= Double(c.d.last) / 1e6 + 1e-9 {
+            let tx = c.x(Int64((tick * 1e6).rounded()))
+            s += "<line class=\"grid\" x1=\"\(num(tx))\" y1=\"\(top)\" x2=\"\(num(tx))\" y2=\"\(c.bottom)\" stroke=\"#eeeeee\"/>\n"
+            s += "<text class=\"tick\" x=\"\(num(tx))\" y=\"\(c.bottom + 16)\" text-anchor=\"middle\">\(num(tick))</text>\n"
             tick += step
         }
-        s += "<text id=\"x-label\" x=\"\(L + PW / 2)\" y=\"\(bottom + 38)\" text-anchor=\"middle\">time (s)</text>\n"
-        for (pi, p) in panels.enumerated() {
-            func py(_ v: Double) -> Double { Double(p.top + PH) - (v - p.lo) / max(p.hi - p.lo, 1e-9) * Double(PH) }
-            s += "<g class=\"panel\" id=\"panel-\(pi)\">\n"
-            s += "<text class=\"panel-title\" x=\"\(L)\" y=\"\(p.top - 8)\" font-weight=\"bold\">\(Self.escape(p.title)) (\(p.unit))</text>\n"
-            s += "<text class=\"y-label\" transform=\"translate(18 \(p.top + PH / 2)) rotate(-90)\" text-anchor=\"middle\">\(Self.escape(p.unit))</text>\n"
-            let ystep = Self.niceStep(p.hi - p.lo, target: 5)
-            var v = (p.lo / ystep).rounded(.up) * ystep
-            while v <= p.hi + 1e-9 {
-                let yy = py(v)
-                s += "<line class=\"grid\" x1=\"\(L)\" y1=\"\(Self.num(yy))\" x2=\"\(L + PW)\" y2=\"\(Self.num(yy))\" stroke=\"\(abs(v) < 1e-9 ? "#bbbbbb" : "#eeeeee")\"/>\n"
-                s += "<text class=\"tick\" x=\"\(L - 6)\" y=\"\(Self.num(yy + 4))\" text-anchor=\"end\">\(Self.num(v))</text>\n"
-                v += ystep
-            }
-            s += "<rect x=\"\(L)\" y=\"\(p.top)\" width=\"\(PW)\" height=\"\(PH)\" fill=\"none\" stroke=\"#888888\"/>\n"
-            for (value, label, colour, dashed) in p.lines where value >= p.lo && value <= p.hi {
-                let yy = Self.num(py(value))
-                s += "<line class=\"threshold\" x1=\"\(L)\" y1=\"\(yy)\" x2=\"\(L + PW)\" y2=\"\(yy)\" stroke=\"\(colour)\" stroke-width=\"1.2\"\(dashed ? " stroke-dasharray=\"6 4\"" : "")/>\n"
-                if !label.isEmpty {
-                    s += "<text class=\"threshold-label\" x=\"\(L + PW - 4)\" y=\"\(Self.num(py(value) - 4))\" text-anchor=\"end\" fill=\"\(colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(Self.escape(label))</text>\n"
-                }
-            }
-            for (id, _, colour, scale, dashed) in p.series {
-                var path = ""
-                if !d.points[id.rawValue].isEmpty {
-                    for (i, (t, v)) in d.points[id.rawValue].enumerated() {
-                        path += (i == 0 ? "M" : "L") + Self.num(x(t)) + " " + Self.num(py(Double(v) / scale))
-                    }
-                } else {
-                    // The envelope: down each column's range, then on to the next column.
-                    let e = d.envelopes[id.rawValue]
-                    var started = false
-                    for c in e.used.indices where e.used[c] {
-                        let cx = Self.num(Double(L) + Double(c) + 0.5)
-                        path += (started ? "L" : "M") + cx + " " + Self.num(py(Double(e.hi[c]) / scale)) + "L" + cx + " " + Self.num(py(Double(e.lo[c]) / scale))
-                        started = true
-                    }
-                }
-                s += "<path class=\"series\" id=\"series-\(id)\" d=\"\(path)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"\(dashed ? "1.5" : "1")\" stroke-linejoin=\"round\"\(dashed ? " stroke-dasharray=\"4 3\"" : "")/>\n"
-            }
-            // Legend, top right.
-            var lx = L + PW - 8
-            for (_, legend, colour, _, dashed) in p.series.reversed() {
-                let w = 26 + legend.count * 7
-                lx -= w
-                s += "<line x1=\"\(lx)\" y1=\"\(p.top - 12)\" x2=\"\(lx + 16)\" y2=\"\(p.top - 12)\" stroke=\"\(colour)\" stroke-width=\"2\"\(dashed ? " stroke-dasharray=\"4 3\"" : "")/>\n"
-                s += "<text class=\"legend\" x=\"\(lx + 20)\" y=\"\(p.top - 8)\">\(Self.escape(legend))</text>\n"
-            }
-            s += "</g>\n"
+        return s + "<text id=\"x-label\" x=\"\(left + plotWidth / 2)\" y=\"\(c.bottom + 38)\" text-anchor=\"middle\">time (s)</text>\n"
+    }
+
+    /// One panel: its frame and grid, its threshold lines, its series and its legend.
+    static func panel(_ p: Panel, index: Int, _ c: Canvas) -> String {
+        let L = left, PW = plotWidth, PH = panelHeight
+        func py(_ v: Double) -> Double { Double(p.top + PH) - (v - p.lo) / max(p.hi - p.lo, 1e-9) * Double(PH) }
+        var s = "<g class=\"panel\" id=\"panel-\(index)\">\n"
+        s += "<text class=\"panel-title\" x=\"\(L)\" y=\"\(p.top - 8)\" font-weight=\"bold\">\(escape(p.title)) (\(p.unit))</text>\n"
+        s += "<text class=\"y-label\" transform=\"translate(18 \(p.top + PH / 2)) rotate(-90)\" text-anchor=\"middle\">\(escape(p.unit))</text>\n"
+        let ystep = niceStep(p.hi - p.lo, target: 5)
+        var v = (p.lo / ystep).rounded(.up) * ystep
+        while v <= p.hi + 1e-9 {
+            let yy = py(v)
+            s += "<line class=\"grid\" x1=\"\(L)\" y1=\"\(num(yy))\" x2=\"\(L + PW)\" y2=\"\(num(yy))\" stroke=\"\(abs(v) < 1e-9 ? "#bbbbbb" : "#eeeeee")\"/>\n"
+            s += "<text class=\"tick\" x=\"\(L - 6)\" y=\"\(num(yy + 4))\" text-anchor=\"end\">\(num(v))</text>\n"
+            v += ystep
         }
-        // Events: a line through every panel and a label above the first, in up to three rows.
+        s += "<rect x=\"\(L)\" y=\"\(p.top)\" width=\"\(PW)\" height=\"\(PH)\" fill=\"none\" stroke=\"#888888\"/>\n"
+        for (value, label, colour, dashed) in p.lines where value >= p.lo && value <= p.hi {
+            let yy = num(py(value))
+            s += "<line class=\"threshold\" x1=\"\(L)\" y1=\"\(yy)\" x2=\"\(L + PW)\" y2=\"\(yy)\" stroke=\"\(colour)\" stroke-width=\"1.2\"\(dashed ? " stroke-dasharray=\"6 4\"" : "")/>\n"
+            if !label.isEmpty {
+                s += "<text class=\"threshold-label\" x=\"\(L + PW - 4)\" y=\"\(num(py(value) - 4))\" text-anchor=\"end\" fill=\"\(colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(escape(label))</text>\n"
+            }
+        }
+        for (id, _, colour, scale, dashed) in p.series {
+            let path = seriesPath(c.d, id, scale: scale, x: c.x, y: py)
+            s += "<path class=\"series\" id=\"series-\(id)\" d=\"\(path)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"\(dashed ? "1.5" : "1")\" stroke-linejoin=\"round\"\(dashed ? " stroke-dasharray=\"4 3\"" : "")/>\n"
+        }
+        // Legend, top right.
+        var lx = L + PW - 8
+        for (_, legend, colour, _, dashed) in p.series.reversed() {
+            lx -= 26 + legend.count * 7
+            s += "<line x1=\"\(lx)\" y1=\"\(p.top - 12)\" x2=\"\(lx + 16)\" y2=\"\(p.top - 12)\" stroke=\"\(colour)\" stroke-width=\"2\"\(dashed ? " stroke-dasharray=\"4 3\"" : "")/>\n"
+            s += "<text class=\"legend\" x=\"\(lx + 20)\" y=\"\(p.top - 8)\">\(escape(legend))</text>\n"
+        }
+        return s + "</g>\n"
+    }
+
+    /// A series as a path: every point when there are few, else each column's envelope (down
+    /// each column's range, then on to the next column).
+    static func seriesPath(_ d: Drawn, _ id: S, scale: Double, x: (Int64) -> Double, y: (Double) -> Double) -> String {
+        var path = ""
+        if !d.points[id.rawValue].isEmpty {
+            for (i, (t, v)) in d.points[id.rawValue].enumerated() {
+                path += (i == 0 ? "M" : "L") + num(x(t)) + " " + num(y(Double(v) / scale))
+            }
+            return path
+        }
+        let e = d.envelopes[id.rawValue]
+        var started = false
+        for c in e.used.indices where e.used[c] {
+            let cx = num(Double(left) + Double(c) + 0.5)
+            path += (started ? "L" : "M") + cx + " " + num(y(Double(e.hi[c]) / scale)) + "L" + cx + " " + num(y(Double(e.lo[c]) / scale))
+            started = true
+        }
+        return path
+    }
+
+    /// Events: a line through every panel and a label above the first, in up to three rows.
+    static func events(_ c: Canvas) -> String {
         var rowEnd = [Double](repeating: -1e9, count: 3)
-        s += "<g id=\"events\">\n"
-        for e in d.events {
-            let ex = x(e.t)
-            let (label, colour) = Self.describe(e)
-            s += "<line class=\"event\" data-event=\"\(e.bindingName)\" data-t=\"\(EventRecord.seconds(e.t))\" x1=\"\(Self.num(ex))\" y1=\"\(Self.top)\" x2=\"\(Self.num(ex))\" y2=\"\(bottom)\" stroke=\"\(colour)\" stroke-width=\"1.5\"/>\n"
-            let textWidth = Double(label.count) * 6.5
+        var s = "<g id=\"events\">\n"
+        for e in c.d.events {
+            let ex = c.x(e.t)
+            let (label, colour) = describe(e)
+            s += "<line class=\"event\" data-event=\"\(e.bindingName)\" data-t=\"\(EventRecord.seconds(e.t))\" x1=\"\(num(ex))\" y1=\"\(top)\" x2=\"\(num(ex))\" y2=\"\(c.bottom)\" stroke=\"\(colour)\" stroke-width=\"1.5\"/>\n"
             if let row = rowEnd.indices.first(where: { rowEnd[$0] < ex - 4 }) {
-                rowEnd[row] = ex + textWidth
-                s += "<text class=\"event-label\" x=\"\(Self.num(ex + 3))\" y=\"\(Self.top + 14 + row * 14)\" fill=\"\(colour)\" font-size=\"11\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(Self.escape(label))</text>\n"
+                rowEnd[row] = ex + Double(label.count) * 6.5
+                s += "<text class=\"event-label\" x=\"\(num(ex + 3))\" y=\"\(top + 14 + row * 14)\" fill=\"\(colour)\" font-size=\"11\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(escape(label))</text>\n"
             }
         }
-        s += "</g>\n</svg>\n"
-        return s
+        return s + "</g>\n"
     }
 
     /// An event's label and colour.

@@ -64,98 +64,10 @@ struct SoakCommand {
 
     /// Plans the day and returns a source that makes its motion lazily, segment by segment.
     func plan() -> (Plan, MotionSource) {
-        var rng = SplitMix64(seed: options.seed &* 0x9E37_79B9 &+ 17)
-        let rate = Double(options.rateMilliHz) / 1000
-        let total = Int(options.hours * 3600 * rate)
-        var plan = Plan()
-        var segments: [Segment] = []
-        var at = 0   // source samples planned so far
-        func secs(_ n: Int) -> Double { Double(n) / rate }
-        func simTime(_ sample: Int) -> Int64 { Self.plannedStart + Int64(sample) * periodMicros }
-        func count(_ s: Double) -> Int { max(Int((s * rate).rounded()), 0) }
-        var nextLongUnplug = 3600.0 * rng.uniform(0.5, 2)
-        while at < total - count(120) {
-            // A rest, maybe with a fault in it.
-            var rest = rng.uniform(20, 70)
-            if rng.uniform() < 0.35 {
-                let start = secs(at) + 4
-                var kind: SimFault.Kind
-                var name: String
-                var length: Double
-                if start > nextLongUnplug {
-                    (kind, name, length) = (.noAcknowledge, "unplug (minutes)", rng.uniform(120, 600))
-                    nextLongUnplug = start + 3600 * rng.uniform(2, 5)
-                } else {
-                    switch rng.next() % 5 {
-                    case 0: (kind, name, length) = (.noAcknowledge, "unplug", rng.uniform(2, 60))
-                    case 1: (kind, name, length) = (.ioError, "bus errors", rng.uniform(0.5, 20))
-                    case 2: (kind, name, length) = (.reset, "brown-out reset", 0)
-                    case 3: (kind, name, length) = (.frozen, "frozen data", rng.uniform(2, 20))
-                    default: (kind, name, length) = (.stall, "host stall", rng.uniform(1.5, 4))
-                    }
-                }
-                let from = simTime(count(start))
-                plan.faults.append(PlannedFault(fault: SimFault(kind, from: from, to: from + Int64(length * 1e6)), name: name, transient: false))
-                // Room to notice, re-probe (at most 5 s apart) and settle before the next gesture.
-                rest = max(rest, 4 + length + 12)
-            }
-            let restN = count(rest)
-            segments.append(.rest(restN))
-            at += restN
-            // A gesture.
-            if rng.uniform() < 0.7 {
-                let n = count(rng.uniform(1.2, 2.4))
-                let freq = rng.uniform(3, 6), amp = rng.uniform(1.6, 3)
-                let axis = [V3(1, 0, 0), V3(0, 1, 0), V3(1, 1, 0), V3(1, 0.3, 0.2)][Int(rng.next() % 4)]
-                plan.gestures.append(Gesture(kind: .shake, from: at, to: at + n))
-                segments.append(.shake(freq: freq, amp: amp, axis: axis, samples: n))
-                at += n
-            } else {
-                let turn = count(rng.uniform(0.6, 1.0)), stay = count(rng.uniform(4, 8))
-                let axis = rng.uniform() < 0.5 ? V3(1, 0, 0) : V3(0, 1, 0)
-                var g = Gesture(kind: .flip, from: at, to: at + turn)
-                g.backFrom = at + turn + stay
-                g.backTo = g.backFrom + turn
-                plan.gestures.append(g)
-                segments.append(.turn(axis: axis, degrees: 180, samples: turn))
-                segments.append(.rest(stay))
-                segments.append(.turn(axis: axis, degrees: -180, samples: turn))
-                at = g.backTo
-            }
-        }
-        segments.append(.rest(total - at + count(60)))
-        plan.samples = total
-        // Short bus errors anywhere, gestures included: the retries ride them out.
-        let transients = Int(options.hours * 12)
-        for _ in 0..<transients {
-            let from = simTime(Int(rng.uniform(10, Double(total) - 10 * rate)))
-            let kind: SimFault.Kind = rng.uniform() < 0.5 ? .ioError : .timeout
-            let length = Int64(rng.uniform(1_000, 25_000))
-            guard !plan.faults.contains(where: { from < $0.fault.to + 20_000_000 && $0.fault.from < from + length + 20_000_000 }) else { continue }
-            plan.faults.append(PlannedFault(fault: SimFault(kind, from: from, to: from + length), name: "bus error (ms)", transient: true))
-        }
-        plan.faults.sort { $0.fault.from < $1.fault.from }
-        var m = Motion(rate: rate, seed: options.seed)
-        var next = 0
-        let source = GeneratedSource {
-            // One segment at a time, rests in pieces of at most 10 s: the soak's own memory stays
-            // small and flat, so that the figure measures the run.
-            guard next < segments.count else { return nil }
-            switch segments[next] {
-            case .rest(let n):
-                let piece = min(n, count(10))
-                m.rest(secs(piece))
-                if piece < n { segments[next] = .rest(n - piece) } else { next += 1 }
-            case .shake(let freq, let amp, let axis, let n):
-                m.shake(freq: freq, amp: amp, axis: axis, seconds: secs(n), tremor: 0.2)
-                next += 1
-            case .turn(let axis, let degrees, let n):
-                m.rotate(axis: axis, degrees: degrees, seconds: secs(n))
-                next += 1
-            }
-            return m.take()
-        }
-        return (plan, source)
+        var p = SoakPlanner(options: options, periodMicros: periodMicros)
+        p.planGestures()
+        p.planTransients()
+        return (p.plan, p.source())
     }
 
     /// A piece of the planned motion.
@@ -271,31 +183,35 @@ struct SoakCommand {
                 r.unexpected.append("\(name) at \(EventRecord.seconds(now)) s")
             }
         }
-        for f in plan.faults {
-            if f.transient {
-                r.transients += 1
-                if !f.reported.isEmpty || !f.recovered.isEmpty {
-                    r.faultProblems.append("a \(f.fault.to - f.fault.from) µs bus error at \(EventRecord.seconds(f.fault.from)) s was reported")
-                }
-                continue
+        for f in plan.faults { Self.judge(f, into: &r) }
+    }
+
+    /// One planned fault against the events it got: reported and recovered once each (a short
+    /// bus error: not at all), and how soon.
+    static func judge(_ f: PlannedFault, into r: inout Report) {
+        if f.transient {
+            r.transients += 1
+            if !f.reported.isEmpty || !f.recovered.isEmpty {
+                r.faultProblems.append("a \(f.fault.to - f.fault.from) µs bus error at \(EventRecord.seconds(f.fault.from)) s was reported")
             }
-            r.faultsInjected += 1
-            r.faultsByName[f.name, default: 0] += 1
-            r.faultsReported += f.reported.count
-            r.faultsRecovered += f.recovered.count
-            let at = "\(f.name) at \(EventRecord.seconds(f.fault.from)) s"
-            guard f.reported.count == 1, f.recovered.count == 1 else {
-                r.faultProblems.append("\(at): \(f.reported.count) fault and \(f.recovered.count) recovered events (want 1 and 1)")
-                continue
-            }
-            // A stall is noticed when polling resumes; a reset has no length.
-            let start = f.fault.kind == .stall ? f.fault.to : f.fault.from
-            let end = f.fault.kind == .reset ? f.fault.from : f.fault.to
-            let detected = Double(f.reported[0] - start) / 1e6
-            r.detection.append(detected)
-            r.recovery.append(Double(f.recovered[0] - end) / 1e6)
-            if detected > 1.0 { r.slowDetections += 1; r.faultProblems.append("\(at): reported \(detected) s after it began") }
+            return
         }
+        r.faultsInjected += 1
+        r.faultsByName[f.name, default: 0] += 1
+        r.faultsReported += f.reported.count
+        r.faultsRecovered += f.recovered.count
+        let at = "\(f.name) at \(EventRecord.seconds(f.fault.from)) s"
+        guard f.reported.count == 1, f.recovered.count == 1 else {
+            r.faultProblems.append("\(at): \(f.reported.count) fault and \(f.recovered.count) recovered events (want 1 and 1)")
+            return
+        }
+        // A stall is noticed when polling resumes; a reset has no length.
+        let start = f.fault.kind == .stall ? f.fault.to : f.fault.from
+        let end = f.fault.kind == .reset ? f.fault.from : f.fault.to
+        let detected = Double(f.reported[0] - start) / 1e6
+        r.detection.append(detected)
+        r.recovery.append(Double(f.recovered[0] - end) / 1e6)
+        if detected > 1.0 { r.slowDetections += 1; r.faultProblems.append("\(at): reported \(detected) s after it began") }
     }
 
     /// The resident set size and its peak, bytes (from /proc/self/status).

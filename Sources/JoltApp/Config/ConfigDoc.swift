@@ -63,8 +63,10 @@ enum ConfigDoc {
     static func deci(_ v: Int32) -> String { ObjectReader.clean(TraceWriter.decimal(Int64(v), places: 1, trim: true)) }
     static func percent(_ v: Int32) -> String { ObjectReader.clean(TraceWriter.decimal(Int64(v), places: 2, trim: true)) }
 
-    static var keys: [Key] {
-        let b = BoardProfile(), m = MQTTConfig(), a = AlarmSettings(), c = ControlConfig()
+    static var keys: [Key] { boardKeys + detectionKeys + simulationKeys + lineKeys + alarmKeys + mqttKeys }
+
+    static var boardKeys: [Key] {
+        let b = BoardProfile()
         return [
             Key(path: "name", defaultValue: "\"board\"", meaning: "A short name for logs."),
             Key(path: "description", defaultValue: "", meaning: "Free text: what this board is and how it is wired. Ignored by Jolt."),
@@ -83,6 +85,11 @@ enum ConfigDoc {
             Key(path: "offsets", defaultValue: "zero", meaning: "Calibration offsets, subtracted in the chip's axes; `jolt calibrate` writes them."),
             Key(path: "offsets.accel_g", defaultValue: "[0, 0, 0]", meaning: "Accelerometer offsets [x, y, z], g (each within ±2)."),
             Key(path: "offsets.gyro_dps", defaultValue: "[0, 0, 0]", meaning: "Gyroscope biases [x, y, z], °/s (each within ±100)."),
+        ]
+    }
+
+    static var detectionKeys: [Key] {
+        return [
             Key(path: "detection", defaultValue: "the medium preset", meaning: "How the detectors are tuned. Every number below has a default from the preset; a number given here overrides it."),
             Key(path: "detection.sensitivity", defaultValue: "\"medium\"", meaning: "The preset: `low` (fewer false alarms, firmer motion needed), `medium`, `high` (gentler motion, more false alarms). `--sensitivity` on the command line overrides it."),
             Key(path: "detection.gravity_tau_ms", defaultValue: "500", meaning: "Time constant of the gravity estimate the detectors share."),
@@ -124,6 +131,11 @@ enum ConfigDoc {
             Key(path: "detection.tamper.motion_g", defaultValue: preset { milli($0.tamper.motionMilliG) }, meaning: "Dynamic acceleration that counts as motion."),
             Key(path: "detection.tamper.motion_ms", defaultValue: preset { "\($0.tamper.motionMillis)" }, meaning: "Motion for at least this long within the last second counts as tamper."),
             Key(path: "detection.tamper.holdoff_ms", defaultValue: preset { "\($0.tamper.holdoffMillis)" }, meaning: "After a tamper event, the next one is held off this long."),
+        ]
+    }
+
+    static var simulationKeys: [Key] {
+        return [
             Key(path: "sim", defaultValue: "", meaning: "What the simulated board (`\"bus\": \"sim\"`) plays: a register-level chip on a simulated bus."),
             Key(path: "sim.chip", defaultValue: "\"mpu6050\"", meaning: "The simulated chip: " + ChipRegistry.names.map { "`\($0)`" }.joined(separator: ", ") + "."),
             Key(path: "sim.motion", defaultValue: "\"demo\"", meaning: "A built-in motion: `demo` (rest, a shake, rest, a flip face down and back), `rest` (lying still), `lift` (at rest, then lifted and carried: the alarm's test), `shake`, `flip`."),
@@ -136,6 +148,11 @@ enum ConfigDoc {
             Key(path: "sim.faults[].kind", defaultValue: "", meaning: "`unplug` (no acknowledge), `io_error`, `timeout`, `frozen` (the same data over and over), `reset` (back to power-on values; no for_s), `stall` (the host stops reading: the FIFO overflows)."),
             Key(path: "sim.faults[].at_s", defaultValue: "", meaning: "When it starts, seconds from the start of the run."),
             Key(path: "sim.faults[].for_s", defaultValue: "", meaning: "How long it lasts."),
+        ]
+    }
+
+    static var lineKeys: [Key] {
+        return [
             Key(path: "outputs", defaultValue: "none", meaning: "GPIO lines Jolt drives, by a name of your choice (`\"buzzer\"`); actions and the alarm refer to them. Found on the GPIO character device (`/dev/gpiochip*`)."),
             Key(path: "outputs.NAME", defaultValue: "", meaning: "One output: `line`, or `chip` and `offset`; and `active`."),
             Key(path: "outputs.NAME.line", defaultValue: "", meaning: "The line's name, as the Pi's device tree names it: `\"GPIO17\"` (header pin 11). Found on whichever chip has it."),
@@ -159,6 +176,12 @@ enum ConfigDoc {
             Key(path: "actions.EVENT[].cadence.off_ms", defaultValue: "500", meaning: "Inactive time of each period."),
             Key(path: "actions.EVENT[].command", defaultValue: "", meaning: "Run a program, no shell: `[\"/usr/bin/logger\", \"shake\"]`. The event is in its environment (`JOLT_EVENT`, `JOLT_JSON`, …); its output goes to the log."),
             Key(path: "actions.EVENT[].timeout_ms", defaultValue: "10000", meaning: "A command still running after this is stopped."),
+        ]
+    }
+
+    static var alarmKeys: [Key] {
+        let a = AlarmSettings(), c = ControlConfig()
+        return [
             Key(path: "alarm", defaultValue: "no alarm", meaning: "The theft alarm: armed, it sounds when the board is moved (docs/alarm.md)."),
             Key(path: "alarm.armed_at_start", defaultValue: "false", meaning: "Arm when Jolt starts (after `arming_ms`); otherwise `jolt arm`, MQTT or the key switch arms it."),
             Key(path: "alarm.arming_ms", defaultValue: "\(a.armingMillis)", meaning: "The grace period between arming and watching: time to step away."),
@@ -174,6 +197,12 @@ enum ConfigDoc {
             Key(path: "control", defaultValue: "", meaning: "The control socket that `jolt arm`, `disarm` and `status` talk to."),
             Key(path: "control.socket", defaultValue: "$RUNTIME_DIRECTORY/jolt.sock", meaning: "Its path (absolute). The service's is /run/jolt/jolt.sock."),
             Key(path: "control.mode", defaultValue: "\"\(String(c.mode, radix: 8).count == 3 ? "0" : "")\(String(c.mode, radix: 8))\"", meaning: "Its file mode, octal: who may arm and disarm. Never open to others."),
+        ]
+    }
+
+    static var mqttKeys: [Key] {
+        let m = MQTTConfig()
+        return [
             Key(path: "mqtt", defaultValue: "no MQTT", meaning: "The link to an MQTT broker: events, the alarm's state, commands, Home Assistant discovery (docs/fleet.md)."),
             Key(path: "mqtt.host", defaultValue: "", meaning: "The broker's host name or address (required)."),
             Key(path: "mqtt.port", defaultValue: "\(m.port) (8883 with tls)", meaning: "The broker's port."),

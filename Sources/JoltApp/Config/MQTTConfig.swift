@@ -58,27 +58,7 @@ extension BoardProfile {
             guard !c.isEmpty && c.utf8.count <= 64 else { throw r.fail("client_id", r.node("client_id"), "must be 1 to 64 characters") }
             m.clientID = c
         }
-        m.username = try r.string("username")
-        let password = try r.string("password")
-        if let f = try r.string("password_file") {
-            guard password == nil else { throw r.fail("password_file", r.node("password_file"), "give either \"password\" or \"password_file\", not both") }
-            let path = BoardProfile.resolve(f, against: r.file)
-            let bytes = try readFile(path, what: "MQTT password file", missingHint: "check mqtt.password_file", limit: 4096)
-            var text = String(decoding: bytes, as: UTF8.self)
-            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-            m.password = text
-        } else {
-            m.password = password
-        }
-        if m.password != nil && m.username == nil { throw r.fail("username", nil, "missing: a password needs a username") }
-        if let t = try r.object("tls") {
-            guard let ca = try t.string("ca_file") else { throw t.fail("ca_file", nil, "missing: the CA certificate that signed the broker's (PEM)") }
-            let path = BoardProfile.resolve(ca, against: r.file)
-            guard access(path, R_OK) == 0 else { throw t.fail("ca_file", t.node("ca_file"), "\(path): cannot read it") }
-            m.caFile = path
-            try t.finish()
-            if !r.has("port") { m.port = 8883 }
-        }
+        try parseCredentials(r, into: &m)
         if let k = try r.integer("keepalive_s", 5...3600, "s") { m.keepaliveSeconds = Int(k) }
         if let p = try r.string("topic_prefix") {
             guard isTopicName(p) else { throw r.fail("topic_prefix", r.node("topic_prefix"), "must be letters, digits, - and _, found \"\(p)\"") }
@@ -110,5 +90,30 @@ extension BoardProfile {
         }
         try r.finish()
         return m
+    }
+
+        /// `username`, `password` or `password_file`, and `tls`.
+    static func parseCredentials(_ r: ObjectReader, into m: inout MQTTConfig) throws(JoltError) {
+        m.username = try r.string("username")
+        let password = try r.string("password")
+        if let f = try r.string("password_file") {
+            guard password == nil else { throw r.fail("password_file", r.node("password_file"), "give either \"password\" or \"password_file\", not both") }
+            let path = BoardProfile.resolve(f, against: r.file)
+            let bytes = try readFile(path, what: "MQTT password file", missingHint: "check mqtt.password_file", limit: 4096)
+            var text = String(decoding: bytes, as: UTF8.self)
+            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+            m.password = text
+        } else {
+            m.password = password
+        }
+        if m.password != nil && m.username == nil { throw r.fail("username", nil, "missing: a password needs a username") }
+        if let t = try r.object("tls") {
+            guard let ca = try t.string("ca_file") else { throw t.fail("ca_file", nil, "missing: the CA certificate that signed the broker's (PEM)") }
+            let path = BoardProfile.resolve(ca, against: r.file)
+            guard access(path, R_OK) == 0 else { throw t.fail("ca_file", t.node("ca_file"), "\(path): cannot read it") }
+            m.caFile = path
+            try t.finish()
+            if !r.has("port") { m.port = 8883 }
+        }
     }
 }
