@@ -121,3 +121,95 @@ extension Sys {
         return nil
     }
 }
+
+/// What a non-blocking receive found.
+public enum Received: Equatable {
+    case data([UInt8])
+    /// Nothing now; try later.
+    case nothing
+    /// The peer closed, or the connection failed.
+    case closed
+}
+
+extension UnixSocket {
+    /// Sends what the socket takes now without blocking or raising SIGPIPE; returns how many
+    /// bytes went (0 when it would block), nil when the connection is gone.
+    public static func sendNow(_ fd: Int32, _ bytes: [UInt8]) -> Int? {
+        let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        if n >= 0 { return n }
+        return errno == EAGAIN || errno == EINTR ? 0 : nil
+    }
+
+    /// Sends all of `bytes`, blocking as needed (up to the socket's send timeout).
+    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            done += n
+        }
+    }
+
+    /// Reads what is there, up to `max` bytes, on a non-blocking socket.
+    public static func receive(_ fd: Int32, max: Int = 512) -> Received {
+        var chunk = [UInt8](repeating: 0, count: max)
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n > 0 { return .data(Array(chunk[0..<n])) }
+        if n < 0 && (errno == EAGAIN || errno == EINTR) { return .nothing }
+        return .closed
+    }
+
+    /// Reads until a newline, the end, or the receive timeout; what came.
+    public static func receiveLine(_ fd: Int32) -> [UInt8] {
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 512)
+        while !reply.contains(0x0A) {
+            guard let n = try? chunk.withUnsafeMutableBytes({ (b) throws(Errno) in try Sys.read(fd, into: b) }), n > 0 else { break }
+            reply += chunk[0..<n]
+        }
+        return reply
+    }
+
+    /// Blocking reads give up after `micros`.
+    public static func setReceiveTimeout(_ fd: Int32, micros: Int64) {
+        var tv = timeval(tv_sec: Int(micros / 1_000_000), tv_usec: Int(micros % 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads no longer block.
+    public static func setNonBlocking(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// Closes a socket (or any descriptor).
+    public static func close(_ fd: Int32) { Sys.close(fd) }
+}
+
+/// The user database, as far as the control socket needs it.
+public enum Users {
+    /// A user's name, or "uid N".
+    public static func name(of uid: uid_t) -> String {
+        getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(uid)"
+    }
+
+    /// Whether the user `uid` is in the group `gid` (as primary or supplementary group).
+    public static func isMember(uid: uid_t, of gid: gid_t) -> Bool {
+        guard let pw = getpwuid(uid) else { return false }
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        if getgrouplist(pw.pointee.pw_name, pw.pointee.pw_gid, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count))
+            guard getgrouplist(pw.pointee.pw_name, pw.pointee.pw_gid, &groups, &count) >= 0 else { return false }
+        }
+        return groups.prefix(Int(count)).contains(gid)
+    }
+
+    /// The process's effective group.
+    public static var effectiveGroupID: gid_t { getegid() }
+}
+
+/// The process's environment.
+public enum Environment {
+    public static func value(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+}

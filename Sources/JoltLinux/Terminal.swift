@@ -58,3 +58,8 @@ public final class Terminal {
         return (m, String(cString: name))
     }
 }
+
+extension Terminal {
+    /// Whether the descriptor is a terminal.
+    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+}

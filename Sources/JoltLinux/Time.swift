@@ -19,6 +19,15 @@ extension Sys {
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
+    /// A wall-clock time as ISO 8601 in UTC: "2026-11-30T18:00:00Z" (`gmtime_r`).
+    public static func utcText(_ micros: Int64) -> String {
+        var t = time_t(micros / 1_000_000)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(tm.tm_year + 1900)-\(two(tm.tm_mon + 1))-\(two(tm.tm_mday))T\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec))Z"
+    }
+
     /// Sleeps `micros` (`nanosleep`, resumed after signals).
     public static func sleep(micros: Int64) {
         guard micros > 0 else { return }

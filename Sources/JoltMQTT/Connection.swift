@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import JoltLinux
 import CMosquitto
 
 /// One session with a broker through libmosquitto, driven entirely by the thread that owns it:
@@ -84,7 +82,7 @@ final class MQTTConnection {
 
     /// libmosquitto's words for a result code and for a refused connection.
     static func describe(_ rc: Int32) -> String {
-        if rc == Int32(MOSQ_ERR_ERRNO.rawValue) { return String(cString: strerror(errno)) }
+        if rc == Int32(MOSQ_ERR_ERRNO.rawValue) { return Errno.current.description }
         return String(cString: mosquitto_strerror(rc))
     }
     static func refusal(_ rc: Int32) -> String { String(cString: mosquitto_connack_string(rc)) }

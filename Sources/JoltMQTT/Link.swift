@@ -90,9 +90,7 @@ public final class MQTTLink: @unchecked Sendable {
     /// restarts: microseconds of wall-clock time, or one more than the last).
     @discardableResult
     public func publishEvent(topic: String, payload: (UInt64) -> [UInt8]) -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        let now = UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec / 1000)
+        let now = UInt64(max(Sys.wallMicros(), 0))
         let seq = lock.with { () -> UInt64 in
             lastSeq = max(lastSeq + 1, now)
             incoming.append(Outbox.Entry(seq: lastSeq, topic: topic, payload: payload(lastSeq)))

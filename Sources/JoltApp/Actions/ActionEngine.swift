@@ -120,7 +120,7 @@ final class ActionEngine {
         }
         if let p = record.peakMilliG { env.append("JOLT_PEAK_G=\(EventRecord.g(p))") }
         for key in ["PATH", "HOME", "LANG", "TZ"] {
-            if let v = getenv(key) { env.append("\(key)=\(String(cString: v))") }
+            if let v = Environment.value(key) { env.append("\(key)=\(v)") }
         }
         do {
             let p = try ChildProcess(argv: argv, environment: env)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JoltLinux
 
 /// An output line Jolt drives (a buzzer, a LED).

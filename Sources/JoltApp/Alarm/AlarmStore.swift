@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JoltCore
 import JoltJSON
 import JoltLinux
@@ -37,7 +34,7 @@ final class AlarmStore {
     static func directory(option: String?, board: BoardProfile) -> String? {
         if let o = option, !o.isEmpty { return o }
         if let d = board.alarm?.stateDirectory { return BoardProfile.resolve(d, against: board.file) }
-        if let e = getenv("STATE_DIRECTORY").map({ String(cString: $0) }), let first = e.split(separator: ":").first, !first.isEmpty {
+        if let e = Environment.value("STATE_DIRECTORY"), let first = e.split(separator: ":").first, !first.isEmpty {
             return String(first)
         }
         return board.isSimulated ? nil : "/var/lib/jolt"
@@ -45,9 +42,9 @@ final class AlarmStore {
 
     /// What the file says: `nil` when there is none; an error message when it cannot be read.
     func load() -> Result<SavedAlarm?, LoadError> {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            return errno == ENOENT ? .success(nil) : .failure(LoadError(message: "\(path): cannot read it (\(Errno.current.name))"))
+        guard Files.status(path) != nil else {
+            let e = Errno.current
+            return e == .noEntry ? .success(nil) : .failure(LoadError(message: "\(path): cannot read it (\(e.name))"))
         }
         let bytes: [UInt8]
         do { bytes = try readFile(path, what: "alarm state", missingHint: "", limit: 4096) } catch {
@@ -99,9 +96,8 @@ final class AlarmStore {
     }
 
     private func write(_ text: String) throws(JoltError) {
-        var st = stat()
-        if stat(directory, &st) != 0 && mkdir(directory, 0o750) != 0 && errno != EEXIST {
-            throw JoltError(.cannotCreate, "\(directory): cannot create the state folder (\(Errno.current.name))")
+        do { try Files.makeDirectory(directory) } catch {
+            throw JoltError(.cannotCreate, "\(directory): cannot create the state folder (\(error.name))")
         }
         try AtomicFile.write(path, text, newMode: 0o640)
     }

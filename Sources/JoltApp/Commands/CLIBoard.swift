@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JoltChips
+import JoltLinux
 import JoltCore
 
 /// Where a command's board profile and detection settings come from: `--board`, `$JOLT_BOARD`,
@@ -46,11 +44,11 @@ extension JoltCLI {
     /// when it was not named on the command line.
     static func boardPath(_ a: Arguments) -> String? {
         if let path = a.value("--board") { return path }
-        if let env = getenv("JOLT_BOARD").map({ String(cString: $0) }), !env.isEmpty {
+        if let env = Environment.value("JOLT_BOARD"), !env.isEmpty {
             Log.info("board profile from $JOLT_BOARD: \(env)")
             return env
         }
-        if access(systemBoard, F_OK) == 0 {
+        if Files.exists(systemBoard) {
             Log.info("board profile: \(systemBoard)")
             return systemBoard
         }
@@ -70,7 +68,7 @@ extension JoltCLI {
     static func board(_ a: Arguments, sensitivity: Sensitivity?) throws(JoltError) -> BoardProfile {
         if let path = boardPath(a) { return try BoardProfile.load(path: path, sensitivity: sensitivity) }
         var b = BoardProfile.builtInSim
-        if access("/dev/i2c-1", F_OK) == 0, let bus = try? Hardware.openLinuxBus("/dev/i2c-1"),
+        if Files.exists("/dev/i2c-1"), let bus = try? Hardware.openLinuxBus("/dev/i2c-1"),
            let (chip, address) = try? Hardware.locate(BoardProfile(), bus: bus) {
             var hw = BoardProfile()
             hw.file = "(no board: \(chip.name) found on /dev/i2c-1)"

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JoltCore
+import JoltLinux
 import JoltJSON
 import JoltCorpus
 import JoltTrace
@@ -25,22 +23,16 @@ enum EvalCommand {
     /// The default corpus: the committed test split and the real wrist recordings, when present.
     static func defaultPaths() -> [String] {
         var p: [String] = []
-        for c in ["Tests/Corpus/test", "Tests/Data/wrist-imu"] where access(c, F_OK) == 0 { p.append(c) }
+        for c in ["Tests/Corpus/test", "Tests/Data/wrist-imu"] where Files.exists(c) { p.append(c) }
         return p
     }
 
     /// Every .csv under `path` (a file, or a folder's files), sorted.
     static func files(_ path: String) throws(JoltError) -> [String] {
-        var st = stat()
-        guard stat(path, &st) == 0 else { throw JoltError(.noInput, "\(path): no such file or folder (give corpus folders or trace files)") }
-        guard st.st_mode & S_IFMT == S_IFDIR else { return [path] }
-        guard let dir = opendir(path) else { throw JoltError(.noPermission, "\(path): cannot read the folder") }
-        defer { closedir(dir) }
-        var out: [String] = []
-        while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { b in String(decoding: b.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasSuffix(".csv") { out.append(path + "/" + name) }
-        }
+        guard let st = Files.status(path) else { throw JoltError(.noInput, "\(path): no such file or folder (give corpus folders or trace files)") }
+        guard st.isDirectory else { return [path] }
+        guard let names = try? Files.list(path) else { throw JoltError(.noPermission, "\(path): cannot read the folder") }
+        let out = names.filter { $0.hasSuffix(".csv") }.map { path + "/" + $0 }
         guard !out.isEmpty else { throw JoltError(.noInput, "\(path): no .csv traces in this folder (give a folder of jolt-trace files)") }
         return out.sorted()
     }

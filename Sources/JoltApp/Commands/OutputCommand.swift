@@ -58,9 +58,9 @@ enum OutputCommand {
                 level = want
             }
             // Sleep to the next edge, or until a signal ends it early (the line then goes off).
-            let wait = pattern == .steady ? -1 : Int32(clamping: max((player.nextEdge(after: now) - now + 999) / 1000, 1))
-            var p = pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)
-            if poll(&p, 1, wait) > 0, signals.next() != nil { break }
+            let wait: Int64? = pattern == .steady ? nil : max(player.nextEdge(after: now) - now, 1000)
+            var p = [pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)]
+            if (try? Sys.poll(&p, timeoutMicros: wait)) ?? 0 > 0, signals.next() != nil { break }
         }
         try line.set(false)
         out.write("\(line.label): \(pattern.text), done\n")

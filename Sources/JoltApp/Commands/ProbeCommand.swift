@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JoltChips
 import JoltDrivers
 import JoltLinux
@@ -10,13 +7,8 @@ import JoltSim
 enum ProbeCommand {
     /// The I2C buses present (/dev/i2c-*), sorted by number.
     static func buses() -> [String] {
-        guard let dir = opendir("/dev") else { return [] }
-        defer { closedir(dir) }
         var found: [(Int, String)] = []
-        while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { b in
-                String(decoding: b.prefix { $0 != 0 }, as: UTF8.self)
-            }
+        for name in (try? Files.list("/dev")) ?? [] {
             if name.hasPrefix("i2c-"), let n = Int(name.dropFirst(4)) { found.append((n, "/dev/" + name)) }
         }
         return found.sorted { $0.0 < $1.0 }.map(\.1)

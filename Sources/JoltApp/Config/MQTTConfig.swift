@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JoltJSON
 import JoltLinux
 
@@ -35,9 +32,7 @@ extension BoardProfile {
 
     /// The machine's host name, made topic-safe (the default device name).
     static func hostDevice() -> String {
-        var buf = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buf, buf.count) == 0 else { return "jolt" }
-        let raw = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let raw = ThisProcess.hostName else { return "jolt" }
         let name = raw.map { isTopicName(String($0)) ? $0 : "-" }
         return name.isEmpty ? "jolt" : String(name.prefix(64))
     }
@@ -110,7 +105,7 @@ extension BoardProfile {
         if let t = try r.object("tls") {
             guard let ca = try t.string("ca_file") else { throw t.fail("ca_file", nil, "missing: the CA certificate that signed the broker's (PEM)") }
             let path = BoardProfile.resolve(ca, against: r.file)
-            guard access(path, R_OK) == 0 else { throw t.fail("ca_file", t.node("ca_file"), "\(path): cannot read it") }
+            guard Files.isReadable(path) else { throw t.fail("ca_file", t.node("ca_file"), "\(path): cannot read it") }
             m.caFile = path
             try t.finish()
             if !r.has("port") { m.port = 8883 }

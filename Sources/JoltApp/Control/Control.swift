@@ -25,7 +25,7 @@ final class ControlServer {
 
     /// An environment variable's first path ("a:b" → "a"), nil when unset or empty.
     static func envPath(_ name: String) -> String? {
-        guard let v = getenv(name).map({ String(cString: $0) }), let first = v.split(separator: ":").first, !first.isEmpty else { return nil }
+        guard let v = Environment.value(name), let first = v.split(separator: ":").first, !first.isEmpty else { return nil }
         return String(first)
     }
 
@@ -36,7 +36,7 @@ final class ControlServer {
         if let p = c.socket { return p }
         if let d = envPath("RUNTIME_DIRECTORY") { return d + "/jolt.sock" }
         if let x = envPath("XDG_RUNTIME_DIR") { return x + "/jolt.sock" }
-        if access("/run/jolt", W_OK) == 0 { return "/run/jolt/jolt.sock" }
+        if Files.isWritable("/run/jolt") { return "/run/jolt/jolt.sock" }
         throw JoltError(.cannotCreate, "no safe place for the control socket: run Jolt as its service (RuntimeDirectory=jolt), log in so that $XDG_RUNTIME_DIR is set, or give control.socket in the board profile")
     }
 
@@ -51,12 +51,11 @@ final class ControlServer {
     /// root, by the client's own user, or by the service's user (`jolt`). Another local user
     /// could otherwise bind a socket where Jolt's is expected and answer "alarm armed".
     static func untrusted(_ path: String) -> String? {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return nil }   // connect reports what is missing
-        guard st.st_mode & S_IFMT == S_IFSOCK else { return "\(path) is not a socket" }
-        if st.st_uid == 0 || st.st_uid == getuid() || st.st_uid == geteuid() { return nil }
-        if let pw = getpwnam("jolt"), pw.pointee.pw_uid == st.st_uid { return nil }
-        let owner = getpwuid(st.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(st.st_uid)"
+        guard let st = Files.status(path, followingLinks: false) else { return nil }   // connect reports what is missing
+        guard st.isSocket else { return "\(path) is not a socket" }
+        if st.uid == 0 || st.uid == ThisProcess.userID || st.uid == ThisProcess.effectiveUserID { return nil }
+        if ThisProcess.userID(named: "jolt") == st.uid { return nil }
+        let owner = Users.name(of: st.uid)
         return "\(path) belongs to \(owner), not root, you or the jolt service: refusing to trust what answers there"
     }
 
@@ -64,33 +63,21 @@ final class ControlServer {
     /// socket's group (the service's control group). Checked on each connection with the
     /// kernel's peer credentials, so a file mode loosened by mistake opens nothing.
     func allowed(uid: uid_t, gid: gid_t) -> Bool {
-        if uid == 0 || uid == geteuid() || gid == group { return true }
+        if uid == 0 || uid == ThisProcess.effectiveUserID || gid == group { return true }
         // The user database is asked once per user, not on every connection.
         if let known = memberOf[uid] { return known }
-        let member = Self.inGroup(uid: uid, group: group)
+        let member = Users.isMember(uid: uid, of: group)
         if memberOf.count < 64 { memberOf[uid] = member }
         return member
     }
     var memberOf: [uid_t: Bool] = [:]
-
-    static func inGroup(uid: uid_t, group socketGroup: gid_t) -> Bool {
-        guard let pw = getpwuid(uid) else { return false }
-        // Supplementary groups: is the peer's user a member of the socket's group?
-        var count: Int32 = 64
-        var groups = [gid_t](repeating: 0, count: Int(count))
-        if getgrouplist(pw.pointee.pw_name, pw.pointee.pw_gid, &groups, &count) < 0 {
-            groups = [gid_t](repeating: 0, count: Int(count))
-            guard getgrouplist(pw.pointee.pw_name, pw.pointee.pw_gid, &groups, &count) >= 0 else { return false }
-        }
-        return groups.prefix(Int(count)).contains(socketGroup)
-    }
 
     /// The group that may use the socket (the folder's or the process's).
     let group: gid_t
 
     init(config: ControlConfig) throws(JoltError) {
         path = try Self.serverPath(config)
-        group = getegid()
+        group = Users.effectiveGroupID
         do {
             fd = try UnixSocket.listen(path: path, mode: mode_t(config.mode))
         } catch {
@@ -118,8 +105,8 @@ final class ControlServer {
         while let c = UnixSocket.accept(fd) {
             guard let peer = UnixSocket.peer(c), allowed(uid: peer.uid, gid: peer.gid) else {
                 let no = ControlReply.refusal("not allowed: only root, the service's user and its group may use this socket") + "\n"
-                _ = no.utf8CString.withUnsafeBufferPointer { b in send(c, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                Glibc.close(c)
+                _ = UnixSocket.sendNow(c, Array(no.utf8))
+                UnixSocket.close(c)
                 refusedPeers += 1
                 continue
             }
@@ -129,17 +116,16 @@ final class ControlServer {
             let mine = clients.indices.filter { clients[$0].uid == peer.uid }
             let evict = mine.count >= Self.maxPerPeer ? mine : (clients.count >= Self.maxClients ? Array(clients.indices) : [])
             if let oldest = evict.min(by: { clients[$0].opened < clients[$1].opened }) {
-                Glibc.close(clients[oldest].fd)
+                UnixSocket.close(clients[oldest].fd)
                 clients.remove(at: oldest)
             }
             clients.append((c, [], now, peer.uid))
         }
         var i = 0
         while i < clients.count {
-            var chunk = [UInt8](repeating: 0, count: 256)
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(clients[i].fd, $0.baseAddress, $0.count) }
-            if n > 0 { clients[i].buffer += chunk[0..<n] }
-            let gone = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)
+            let got = UnixSocket.receive(clients[i].fd, max: 256)
+            if case .data(let bytes) = got { clients[i].buffer += bytes }
+            let gone = got == .closed
             if let nl = clients[i].buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: clients[i].buffer[..<nl], as: UTF8.self).trimmingSpaces
                 var reply = handler(line) + "\n"
@@ -151,14 +137,14 @@ final class ControlServer {
                     subscribers.append((clients[i].fd, Array(reply.utf8)))
                     flush(subscriber: subscribers.count - 1)
                 } else {
-                    _ = reply.utf8CString.withUnsafeBufferPointer { b in send(clients[i].fd, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                    Glibc.close(clients[i].fd)
+                    _ = UnixSocket.sendNow(clients[i].fd, Array(reply.utf8))
+                    UnixSocket.close(clients[i].fd)
                 }
                 clients.remove(at: i)
                 continue
             }
             if gone || now - clients[i].opened > 1_000_000 || clients[i].buffer.count > 1024 {
-                Glibc.close(clients[i].fd)
+                UnixSocket.close(clients[i].fd)
                 clients.remove(at: i)
                 continue
             }
@@ -194,29 +180,30 @@ final class ControlServer {
         let fd = subscribers[i].fd
         var gone = false
         while !subscribers[i].pending.isEmpty {
-            let n = subscribers[i].pending.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n > 0 { subscribers[i].pending.removeFirst(n); continue }
-            if n < 0 && (errno == EAGAIN || errno == EINTR) { break }
-            gone = true
-            break
+            guard let n = UnixSocket.sendNow(fd, subscribers[i].pending) else {
+                gone = true
+                break
+            }
+            if n == 0 { break }
+            subscribers[i].pending.removeFirst(n)
         }
         if subscribers[i].pending.count > Self.maxPending {
             Log.warning("a watching client fell behind by more than \(Self.maxPending >> 10) KiB: dropped it")
             gone = true
         }
         if gone {
-            Glibc.close(fd)
+            UnixSocket.close(fd)
             subscribers.remove(at: i)
         }
     }
 
     func close() {
-        for c in clients { Glibc.close(c.fd) }
+        for c in clients { UnixSocket.close(c.fd) }
         clients.removeAll()
-        for s in subscribers { Glibc.close(s.fd) }
+        for s in subscribers { UnixSocket.close(s.fd) }
         subscribers.removeAll()
-        Glibc.close(fd)
-        unlink(path)
+        UnixSocket.close(fd)
+        Files.remove(path)
     }
 }
 
@@ -239,11 +226,11 @@ final class Notifier {
     var lastPing: Int64 = .min
 
     init() {
-        socket = getenv("NOTIFY_SOCKET").map { String(cString: $0) }
+        socket = Environment.value("NOTIFY_SOCKET")
         var wd: Int64?
-        if let w = getenv("WATCHDOG_USEC"), let v = Int64(String(cString: w)), v > 0 {
-            let pid = getenv("WATCHDOG_PID").flatMap { Int32(String(cString: $0)) }
-            if pid == nil || pid == getpid() { wd = v }
+        if let w = Environment.value("WATCHDOG_USEC"), let v = Int64(w), v > 0 {
+            let pid = Environment.value("WATCHDOG_PID").flatMap { Int32($0) }
+            if pid == nil || pid == ThisProcess.id { wd = v }
         }
         watchdogMicros = wd
     }
@@ -282,19 +269,10 @@ enum ControlClient {
                 if error == .accessDenied || error == .permitted { break }
                 continue
             }
-            defer { Glibc.close(fd) }
-            var tv = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            let line = command + "\n"
-            _ = line.utf8CString.withUnsafeBufferPointer { b in Glibc.send(fd, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL)) }
-            var reply: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 512)
-            while true {
-                let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if n <= 0 { break }
-                reply += chunk[0..<n]
-                if reply.contains(0x0A) { break }
-            }
+            defer { UnixSocket.close(fd) }
+            UnixSocket.setReceiveTimeout(fd, micros: 5_000_000)
+            UnixSocket.sendAll(fd, Array((command + "\n").utf8))
+            let reply = UnixSocket.receiveLine(fd)
             guard let nl = reply.firstIndex(of: 0x0A) else {
                 throw JoltError(.tempFailure, "jolt at \(path) did not answer within 5 s")
             }

@@ -132,7 +132,7 @@ enum LiveFeed {
         var lastWake: Int64 = 0
         while true {
             var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 2, Int32(wakeMicros / 1000))
+            _ = try? Sys.poll(&fds, timeoutMicros: wakeMicros)
             if fds[1].revents != 0, signals.next() != nil { return .stopped }
             if fds[0].revents != 0 {
                 guard stream.read() else { return .serverGone }
@@ -170,7 +170,7 @@ final class StreamClient {
         buffer = rest
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { UnixSocket.close(fd) }
 
     /// Connects and reads the stream's header; nil when no jolt runs there. `explicit`: the
     /// socket was named, so its absence is an error.
@@ -179,23 +179,16 @@ final class StreamClient {
         for path in paths {
             if let why = ControlServer.untrusted(path) { throw JoltError(.noPermission, why) }
             guard let fd = try? UnixSocket.connect(path: path) else { continue }
-            var tv = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            _ = "stream\n".utf8CString.withUnsafeBufferPointer { b in send(fd, b.baseAddress, b.count - 1, Int32(MSG_NOSIGNAL)) }
-            var got: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while !got.contains(0x0A) {
-                let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if n <= 0 { break }
-                got += chunk[0..<n]
-            }
+            UnixSocket.setReceiveTimeout(fd, micros: 5_000_000)
+            UnixSocket.sendAll(fd, Array("stream\n".utf8))
+            let got = UnixSocket.receiveLine(fd)
             guard let nl = got.firstIndex(of: 0x0A), let node = try? JSONParser.parse(Array(got[..<nl])), case .object(let o) = node.value else {
-                Glibc.close(fd)
+                UnixSocket.close(fd)
                 continue
             }
             func field(_ k: String) -> JSON? { o.first { $0.key == k }?.value.value }
             guard case .bool(true)? = field("ok") else {
-                Glibc.close(fd)
+                UnixSocket.close(fd)
                 if case .string(let e)? = field("error") { throw JoltError(.tempFailure, "the running jolt at \(path) will not stream: \(e)") }
                 continue
             }
@@ -211,8 +204,8 @@ final class StreamClient {
             info.gyroRangeDps = Int32(clamping: int("gyro_range_dps"))
             if case .bool(let g)? = field("has_gyro") { info.hasGyro = g }
             info.attachedTo = str("version")
-            guard info.rateMilliHz > 0 else { Glibc.close(fd); continue }
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            guard info.rateMilliHz > 0 else { UnixSocket.close(fd); continue }
+            UnixSocket.setNonBlocking(fd)
             return StreamClient(fd: fd, info: info, rest: Array(got[(nl + 1)...]))
         }
         if explicit, let s = socket {
@@ -223,12 +216,12 @@ final class StreamClient {
 
     /// Reads what has arrived; false at the end of the stream.
     func read() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n > 0 { buffer += chunk[0..<n]; continue }
-            if n < 0 && (errno == EAGAIN || errno == EINTR) { return true }
-            return false
+            switch UnixSocket.receive(fd, max: 65_536) {
+            case .data(let bytes): buffer += bytes
+            case .nothing: return true
+            case .closed: return false
+            }
         }
     }
 

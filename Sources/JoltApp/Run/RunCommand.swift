@@ -121,7 +121,7 @@ final class RunCommand {
         } catch {
             throw JoltError(.software, "cannot set up signal handling: \(error)")
         }
-        signal(SIGPIPE, SIG_IGN)
+        ThisProcess.ignoreBrokenPipes()
         try lockBus()
         defer { shutdown() }
         clock.interrupt = signals?.fd

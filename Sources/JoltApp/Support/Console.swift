@@ -39,7 +39,7 @@ public final class TextOutput: @unchecked Sendable {
     public static let standardError = TextOutput(fd: 2)
 
     /// Whether the descriptor is a terminal.
-    public var isTerminal: Bool { fd >= 0 && isatty(fd) == 1 }
+    public var isTerminal: Bool { fd >= 0 && Terminal.isTerminal(fd) }
 
     /// Serialises writers: the sampling thread, the action thread and the MQTT link all log.
     let lock = Lock()
@@ -138,8 +138,8 @@ final class AsyncWriter: @unchecked Sendable {
     private func loop() {
         guard let wake else { return }
         while true {
-            var p = pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)
-            _ = Glibc.poll(&p, 1, -1)
+            var p = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+            _ = try? Sys.poll(&p, timeoutMicros: nil)
             wake.drain()
             var totalLost = 0
             while true {
@@ -172,7 +172,7 @@ final class AsyncWriter: @unchecked Sendable {
         let end = Sys.monotonicMicros() + timeout
         while Sys.monotonicMicros() < end {
             if lock.with({ queue.isEmpty && !writing }) { return }
-            usleep(2000)
+            Sys.sleep(micros: 2000)
         }
     }
 }
@@ -180,7 +180,7 @@ final class AsyncWriter: @unchecked Sendable {
 /// Log lines on stderr, in a form journald keeps well: one line each, with a `<N>` priority
 /// prefix when stderr is the journal (JOURNAL_STREAM set), plain otherwise.
 public enum Log {
-    nonisolated(unsafe) static var toJournal: Bool = getenv("JOURNAL_STREAM") != nil
+    nonisolated(unsafe) static var toJournal: Bool = Environment.value("JOURNAL_STREAM") != nil
     /// When false, `info` lines are dropped (`--quiet`).
     nonisolated(unsafe) public static var verbose = true
     /// When true, nothing is logged (a soak checks and reports the run's faults itself).
