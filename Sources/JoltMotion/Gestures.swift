@@ -145,29 +145,16 @@ extension Scene {
             let strideRate = 2 * Double.pi * stepRate / 2
             stride += strideRate * dt
             // Vertical acceleration of the body, g.
-            var av: Double
-            if run {
-                av = stepPhase < duty ? (Double.pi / (2 * duty)) * sin(.pi * stepPhase / duty) - 1 : -1
-            } else {
-                av = 0.28 * sin(2 * .pi * stepPhase - 0.4) + 0.08 * sin(4 * .pi * stepPhase + 0.7)
-            }
-            av *= env
+            let av = Self.vertical(run: run, stepPhase: stepPhase, duty: duty) * env
             let forward = env * (run ? 0.3 : 0.15) * sin(2 * .pi * stepPhase + 1.2)
             let side = env * 0.05 * sin(stride)
             ringT += dt
             let strike = ring * exp(-ringT / 0.015) * sin(2 * .pi * 18 * ringT)
             var a = V3(forward, side, av + strike)
             // The limb's angle θ about the lateral axis, and its rate and acceleration.
-            var theta: Double, omega: Double, alpha: Double
+            let (theta, omega, alpha): (Double, Double, Double)
             if carry == .bag {
-                // A pendulum bag (about 1 Hz) driven by the body's forward motion.
-                let w0 = 2 * Double.pi * 1.0
-                let acc = -w0 * w0 * bag - 1.5 * bagV - forward * 9.81 / r
-                bagV += acc * dt
-                bag += bagV * dt
-                theta = bag
-                omega = bagV
-                alpha = acc
+                (theta, omega, alpha) = Self.pendulum(&bag, &bagV, drive: forward * 9.81 / r, dt: dt)
                 a = a * 0.6
             } else {
                 let amp = swingRad * env
@@ -185,6 +172,23 @@ extension Scene {
             prevTheta = theta
             advance(a: a, w: orientation.applyInverse(lateral) * (turn / dt))
         }
+    }
+
+    /// The body's vertical acceleration at a step phase, g: running as a stance phase of duty
+    /// `duty` and a flight in free fall; walking as a smooth oscillation.
+    static func vertical(run: Bool, stepPhase: Double, duty: Double) -> Double {
+        if run { return stepPhase < duty ? (Double.pi / (2 * duty)) * sin(.pi * stepPhase / duty) - 1 : -1 }
+        return 0.28 * sin(2 * .pi * stepPhase - 0.4) + 0.08 * sin(4 * .pi * stepPhase + 0.7)
+    }
+
+    /// One step of a pendulum bag (about 1 Hz, damped) driven by the body's forward motion:
+    /// its angle, rate and acceleration.
+    static func pendulum(_ angle: inout Double, _ rate: inout Double, drive: Double, dt: Double) -> (Double, Double, Double) {
+        let w0 = 2 * Double.pi * 1.0
+        let acc = -w0 * w0 * angle - 1.5 * rate - drive
+        rate += acc * dt
+        angle += rate * dt
+        return (angle, rate, acc)
     }
 
     /// A kiosk lifted (`lift` g up for 0.4 s, then stopped), carried at a walk for `carry`

@@ -70,116 +70,11 @@ while !args.isEmpty {
     }
 }
 
-func now() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-}
-
-let rate = 100.0
+let rate = benchRate
 var settings = DetectionSettings(rateMilliHz: 100_000, gyro: true)
 settings.rangeMilliG = 8000
 
-/// Mixed motion: rest, shakes, flips, walking in a pocket, knocks, a carry — five minutes made by
-/// the physical scene, then laid end to end (shifted in time) up to `count` samples.
-func mixedMotion(count: Int) -> [Sample] {
-    var sc = Scene(rate: rate, seed: 42)
-    for i in 0..<12 {
-        sc.rest(3)
-        sc.shake(freq: 3 + Double(i % 5), amp: 1.5 + Double(i % 3) * 0.7, axis: V3(1, Double(i % 2), 0), seconds: 1.5)
-        sc.hold(2)
-        sc.turn(axis: V3(1, 0, 0), degrees: 180, seconds: 0.7)
-        sc.setDown()
-        sc.rest(3)
-        sc.turn(axis: V3(1, 0, 0), degrees: -180, seconds: 0.7)
-        sc.rest(1)
-        sc.knocks(count: 2, peak: 2, spacing: 0.25)
-        sc.gait(run: i % 2 == 1, carry: .pocket, seconds: 6, cadence: 1.9)
-        sc.orientation = Mat3.identity
-        sc.rest(2)
-    }
-    let base = sc.samples
-    let span = base.last!.t + 10_000
-    var out: [Sample] = []
-    out.reserveCapacity(count)
-    var k: Int64 = 0
-    while out.count < count {
-        for s in base where out.count < count {
-            out.append(Sample(t: s.t + k * span, accel: s.accel, gyro: s.gyro))
-        }
-        k += 1
-    }
-    return out
-}
-
-/// The measured loop for callgrind: a fixed symbol name so that --toggle-collect can find it.
-@inline(never) @_silgen_name("jolt_bench_default_workload")
-func benchDefaultWorkload(_ d: inout DefaultDetectors, _ samples: UnsafeBufferPointer<Sample>) -> Int {
-    var n = 0
-    for s in samples { n &+= Int(d.update(s).rawValue) }
-    return n
-}
-
-@inline(never)
-func runSet<D: SampleDetector>(_ d: inout D, _ samples: UnsafeBufferPointer<Sample>) -> Int {
-    var n = 0
-    for s in samples { n &+= Int(d.update(s).rawValue) }
-    return n
-}
-
-@inline(never)
-func runFloatDefault(_ d: inout FloatDefaultDetectors, _ samples: UnsafeBufferPointer<Sample>) -> Int {
-    var n = 0
-    for s in samples { n &+= Int(d.update(s).rawValue) }
-    return n
-}
-
-/// One detector alone, with the gravity filter it needs.
-@inline(never)
-func runShakeAlone<S: ShakeDetecting>(_ d: inout S, _ g: inout GravityFilter, _ samples: UnsafeBufferPointer<Sample>) -> Int {
-    var n = 0
-    for s in samples {
-        let grav = g.update(s)
-        if d.update(s, gravity: grav, dynamic: s.accel - grav) != nil { n &+= 1 }
-    }
-    return n
-}
-
-@inline(never)
-func runFlipAlone<F: FlipDetecting>(_ d: inout F, _ g: inout GravityFilter, _ samples: UnsafeBufferPointer<Sample>) -> Int {
-    var n = 0
-    for s in samples {
-        let grav = g.update(s)
-        if d.update(s, gravity: grav) != nil { n &+= 1 }
-    }
-    return n
-}
-
-@inline(never)
-func runTamperAlone(_ d: inout Tamper, _ g: inout GravityFilter, _ samples: UnsafeBufferPointer<Sample>) -> Int {
-    var n = 0
-    for s in samples {
-        let grav = g.update(s)
-        if d.update(s, gravity: grav) { n &+= 1 }
-    }
-    return n
-}
-
-@inline(never)
-func runFloat<T>(_ d: inout T, _ samples: UnsafeBufferPointer<Sample>, _ step: (inout T, Sample) -> Bool) -> Int {
-    var n = 0
-    for s in samples { if step(&d, s) { n &+= 1 } }
-    return n
-}
-
 // MARK: callgrind workload mode
-
-/// A device lying still (a kiosk, most of its life).
-func rest(count: Int) -> [Sample] {
-    var sc = Scene(rate: rate, seed: 43)
-    sc.rest(Double(count) / rate + 0.1)
-    return Array(sc.samples.prefix(count))
-}
 
 if let n = o.callgrind {
     let samples = o.restWorkload ? rest(count: n) : mixedMotion(count: n)
@@ -246,7 +141,6 @@ for _ in 0..<o.runs {
         floatTimes.append(Double(now() - t1) / Double(samples.count))
     }
 }
-func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
 let pairRatio = median(zip(floatTimes, fixedTimes).map { $0 / $1 })
 
 // Do the two agree on every event?
@@ -342,49 +236,7 @@ let allocations: UInt64 = samples.withUnsafeBufferPointer { b in
 
 // MARK: external: replay, daemon, callgrind, code size
 
-func selfDir() -> String {
-    var buf = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buf, buf.count - 1)
-    let path = n > 0 ? String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
-    return String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-}
 let joltPath = o.jolt ?? selfDir() + "/jolt"
-
-/// Runs a program, waits, returns (exit status, wall ns, user+sys µs, its stderr).
-func spawn(_ argv: [String], stdoutTo: String = "/dev/null") -> (status: Int32, wall: Int64, cpu: Int64, err: String) {
-    var fds: [Int32] = [0, 0]
-    pipe(&fds)
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 1, stdoutTo, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-    posix_spawn_file_actions_addclose(&actions, fds[0])
-    var cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    var pid: pid_t = 0
-    let t0 = now()
-    let r = posix_spawnp(&pid, argv[0], &actions, nil, &cargs, environ)
-    close(fds[1])
-    for p in cargs { free(p) }
-    posix_spawn_file_actions_destroy(&actions)
-    guard r == 0 else {
-        close(fds[0])
-        return (-1, 0, 0, "cannot start \(argv[0])")
-    }
-    var err: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = read(fds[0], &chunk, chunk.count)
-        if n <= 0 { break }
-        err += chunk[0..<n]
-    }
-    close(fds[0])
-    var st: Int32 = 0
-    var ru = rusage()
-    wait4(pid, &st, 0, &ru)
-    let wall = now() - t0
-    let cpu = (Int64(ru.ru_utime.tv_sec) + Int64(ru.ru_stime.tv_sec)) * 1_000_000 + Int64(ru.ru_utime.tv_usec) + Int64(ru.ru_stime.tv_usec)
-    return ((st >> 8) & 0xFF, wall, cpu, String(decoding: err, as: UTF8.self))
-}
 
 let tmp = "/tmp/jolt-bench-\(getpid())"
 mkdir(tmp, 0o755)
@@ -440,123 +292,15 @@ do {
 }
 
 // Daemon: jolt run on the simulated board at 100 Hz, with the FIFO and without.
-func daemon(fifo: Bool) -> (cpuPercent: Double, wakeups: Double, transactions: Double)? {
-    guard o.daemonSeconds > 0 else { return nil }
-    let board = tmp + "/sim-\(fifo).json"
-    let text = """
-        { "name": "bench", "bus": "sim", "chip": "mpu6050", "rate_hz": 100, "accel_range_g": 16,
-          "gyro_range_dps": 2000, "fifo": \(fifo), "fifo_poll_ms": 200,
-          "sim": { "motion": "demo", "loop": true } }
-        """
-    let f = fopen(board, "w")!
-    fputs(text, f)
-    fclose(f)
-    log("daemon: jolt run for \(o.daemonSeconds) s, FIFO \(fifo ? "on" : "off")…")
-    let r = spawn([joltPath, "run", "--board", board, "--json", "--seconds", "\(o.daemonSeconds)"])
-    guard r.status == 0 else { log("jolt run failed: \(r.err)"); return nil }
-    // "stopped: N samples over S s, E events, T bus transactions (x/s), W wake-ups (y/s)"
-    func number(before word: String) -> Double? {
-        guard let line = r.err.split(separator: "\n").last(where: { $0.contains("stopped:") }) else { return nil }
-        let words = line.split(separator: " ")
-        guard let i = words.firstIndex(where: { $0.hasPrefix(word.split(separator: " ")[0]) }), i > 0 else { return nil }
-        return Double(words[i - 1])
-    }
-    let seconds = Double(r.wall) / 1e9
-    guard let t = number(before: "bus transactions"), let w = number(before: "wake-ups") else { return nil }
-    return (Double(r.cpu) / 1e6 / seconds * 100, w / Double(o.daemonSeconds), t / Double(o.daemonSeconds))
-}
 let daemonFIFO = daemon(fifo: true)
 let daemonPlain = daemon(fifo: false)
 
 // Stop latency: jolt run with its alarm sounding, SIGTERM at a random moment of the cadence, the
 // time until the process has exited (its outputs go inactive before it exits, so this bounds
 // the time the buzzer can go on sounding).
-func stopLatencies() -> [Double] {
-    guard o.signalTrials > 0 else { return [] }
-    var m = Motion(rate: 100, seed: 21)
-    m.rest(1.5)
-    m.liftAndCarry(carry: 30)
-    var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
-    for s in m.take() { text += TraceWriter.row(s, gyro: true) }
-    let trace = tmp + "/lift.csv", board = tmp + "/kiosk.json"
-    for (path, body) in [(trace, text), (board, """
-        { "name": "bench kiosk", "bus": "sim", "chip": "mpu6050", "rate_hz": 100, "fifo": true, "fifo_poll_ms": 100,
-          "outputs": { "buzzer": { "line": "GPIO17" } },
-          "control": { "socket": "\(tmp)/jolt.sock" },
-          "alarm": { "armed_at_start": true, "arming_ms": 300, "triggers": ["shake", "flip", "tamper"], "output": "buzzer",
-                     "cadence": { "on_ms": 500, "off_ms": 500 } } }
-        """)] {
-        let f = fopen(path, "w")!
-        fputs(body, f)
-        fclose(f)
-    }
-    log("stop latency: \(o.signalTrials) runs, SIGTERM while the alarm sounds…")
-    var rng = SplitMix64(seed: 5)
-    var result: [Double] = []
-    for _ in 0..<o.signalTrials {
-        var fds: [Int32] = [0, 0]
-        pipe(&fds)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        let argv = [joltPath, "run", "--board", board, "--trace", trace]
-        var cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        var pid: pid_t = 0
-        let r = posix_spawnp(&pid, argv[0], &actions, nil, &cargs, environ)
-        close(fds[1])
-        for p in cargs { free(p) }
-        posix_spawn_file_actions_destroy(&actions)
-        guard r == 0 else { close(fds[0]); return [] }
-        // Read until the buzzer first goes active, then wait 0 to 1 s (on or off in the cadence).
-        var seen = ""
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while !seen.contains(": active\n") {
-            let n = read(fds[0], &chunk, chunk.count)
-            if n <= 0 { break }
-            seen += String(decoding: chunk[0..<n], as: UTF8.self)
-        }
-        usleep(UInt32(rng.uniform(0, 1) * 1e6))
-        let t0 = now()
-        kill(pid, SIGTERM)
-        while read(fds[0], &chunk, chunk.count) > 0 {}
-        var st: Int32 = 0
-        waitpid(pid, &st, 0)
-        let t1 = now()
-        close(fds[0])
-        guard seen.contains(": active\n"), (st >> 8) & 0xFF == 0 else {
-            log("stop latency: the run did not sound or did not exit 0 (status \(st)): \(seen.suffix(300))")
-            return []
-        }
-        result.append(Double(t1 - t0) / 1e6)
-    }
-    return result
-}
 let stops = stopLatencies()
 
 // Instructions per sample, from callgrind: the default set over mixed motion, and at rest.
-func callgrind(rest: Bool) -> Double? {
-    let n = 200_000
-    let out = tmp + "/callgrind-\(rest).out"
-    log("callgrind: the default set over \(n) samples \(rest ? "at rest" : "of mixed motion")…")
-    let r = spawn(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, "--toggle-collect=jolt_bench_default_workload*",
-                   selfDir() + "/jolt-bench", "--callgrind", "\(n)"] + (rest ? ["--rest"] : []))
-    guard r.status == 0, let f = fopen(out, "r") else {
-        log("valgrind not available or failed: \(r.err.prefix(200))")
-        return nil
-    }
-    defer { fclose(f) }
-    var result: Double?
-    var line = [CChar](repeating: 0, count: 4096)
-    while fgets(&line, 4096, f) != nil {
-        let s = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if s.hasPrefix("summary:") || s.hasPrefix("totals:") {
-            if let v = Double(s.split(separator: " ").last!.trimmed) { result = v / Double(n - 1) }
-        }
-    }
-    return result
-}
 let instructions = o.withCallgrind ? callgrind(rest: false) : nil
 let instructionsRest = o.withCallgrind ? callgrind(rest: true) : nil
 
@@ -578,16 +322,6 @@ do {
 }
 
 // MARK: report
-
-func f(_ v: Double?, _ places: Int = 1) -> String {
-    guard let v, v.isFinite else { return "—" }
-    var p = 1.0
-    for _ in 0..<places { p *= 10 }
-    let r = (v * p).rounded() / p
-    var s = "\(r)"
-    if places == 0 { s = "\(Int(r))" }
-    return s
-}
 
 let replayRate = Double(replayCount) / replaySeconds
 if o.json {
