@@ -12,3 +12,16 @@ public enum ChipError: Error, Equatable, Sendable {
     /// A configuration register did not keep what was written.
     case notApplied(register: UInt8, wrote: UInt8, read: UInt8)
 }
+
+/// Waits for a bit the chip clears by itself when it has finished (a reset, a reboot): reads
+/// `register` up to 50 more times, 20 ms apart (a second), while `mask` is set in it.
+func waitForClear<D: Delay>(_ mask: UInt8, in register: UInt8, delay: inout D, read: () throws(ChipError) -> UInt8) throws(ChipError) {
+    var v = try read()
+    var tries = 0
+    while v & mask != 0 {
+        tries += 1
+        if tries > 50 { throw .resetTimeout(register: register, value: v) }
+        delay.delay(milliseconds: 20)
+        v = try read()
+    }
+}

@@ -107,6 +107,13 @@ extension Sensor {
 
 /// Rates as text for messages, in integer arithmetic: 100, 12.5, 333.333 (Hz from mHz).
 public enum Hz {
+    /// Rates as a list for messages: "12.5, 25, 50 Hz" without the unit.
+    public static func list(_ rates: [Int32]) -> String {
+        var s = ""
+        for r in rates { s += (s.isEmpty ? "" : ", ") + text(r) }
+        return s
+    }
+
     public static func text(_ milliHz: Int32) -> String {
         let whole = milliHz / 1000, frac = milliHz % 1000
         guard frac != 0 else { return "\(whole)" }

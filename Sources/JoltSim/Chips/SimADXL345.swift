@@ -10,20 +10,17 @@ public final class SimADXL345: SimulatedChip {
     var regs = [UInt8](repeating: 0, count: 0x3A)
     var pointer: UInt8 = 0
     var fifo: [(Int16, Int16, Int16)] = []
-    let source: MotionSource
+    var tap: MotionTap
+    public var sourceStart: Int64? { tap.sourceStart }
+    public var exhausted: Bool { tap.exhausted }
+    /// Samples made since power-on.
+    public var produced: Int { tap.produced }
     var measuring = false
-    var nextSampleAt: Int64 = 0
-    /// Sim time of the source's sample 0 minus one period, µs (set at the first sample made).
-    public internal(set) var sourceStart: Int64?
-    var sourceIndex = -1
-    var last = Sample(t: 0, accel: Vec3(0, 0, 1000))
     var latest: (Int16, Int16, Int16) = (0, 0, 0)
-    public private(set) var exhausted = false
-    public private(set) var produced = 0
     public var frozen = false
 
     public init(source: MotionSource) {
-        self.source = source
+        tap = MotionTap(source)
         powerOnReset(now: 0)
     }
 
@@ -47,27 +44,11 @@ public final class SimADXL345: SimulatedChip {
     func advance(to now: Int64) {
         guard measuring else { return }
         let p = periodMicros
-        while nextSampleAt <= now {
-            produce(at: nextSampleAt, period: p)
-            nextSampleAt += p
-        }
+        tap.due(by: now, period: p, frozen: frozen) { latch($0) }
     }
 
-    func produce(at t: Int64, period: Int64) {
-        if sourceStart == nil { sourceStart = t - period }
-        let target = Int((t - sourceStart!) / period) - 1
-        if exhausted { return }   // the motion is over: no more samples
-        if !frozen {
-            while sourceIndex < target {
-                guard let s = source.next() else {
-                    exhausted = true
-                    return
-                }
-                last = s
-                sourceIndex += 1
-            }
-        }
-        produced += 1
+    /// Puts a sample in the data registers (and the FIFO, when it is on).
+    func latch(_ last: Sample) {
         let format = regs[Int(ADXL345Register.dataFormat.rawValue)]
         let rangeG = Int64(2) << Int64(format & 3)
         let fullRes = format & ADXL345DataFormat.fullResolution.rawValue != 0
@@ -108,7 +89,7 @@ public final class SimADXL345: SimulatedChip {
             regs[Int(r)] = v
             let was = measuring
             measuring = v & ADXL345Power.measure.rawValue != 0
-            if measuring && !was { nextSampleAt = now + periodMicros }
+            if measuring && !was { tap.start(now: now, period: periodMicros) }
         case .fifoControl:
             // Entering bypass mode clears the FIFO.
             if v & 0xC0 == ADXL345FIFOMode.bypass.rawValue { fifo.removeAll() }

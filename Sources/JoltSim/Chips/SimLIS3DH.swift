@@ -12,21 +12,19 @@ public final class SimLIS3DH: SimulatedChip {
     var autoIncrement = false
     var fifo: [(Int16, Int16, Int16)] = []
     var overrun = false
-    let source: MotionSource
-    var nextSampleAt: Int64 = 0
+    var tap: MotionTap
+    public var sourceStart: Int64? { tap.sourceStart }
+    public var exhausted: Bool { tap.exhausted }
+    /// Samples made since power-on.
+    public var produced: Int { tap.produced }
     var bootDoneAt: Int64 = 0
     /// How long BOOT takes, µs (the bit reads 1 until then).
     public var bootMicros: Int64 = 2_000
-    public internal(set) var sourceStart: Int64?
-    var sourceIndex = -1
-    var last = Sample(t: 0, accel: Vec3(0, 0, 1000))
     var latest: (Int16, Int16, Int16) = (0, 0, 0)
-    public private(set) var exhausted = false
-    public private(set) var produced = 0
     public var frozen = false
 
     public init(source: MotionSource) {
-        self.source = source
+        tap = MotionTap(source)
         powerOnReset(now: 0)
     }
 
@@ -52,27 +50,11 @@ public final class SimLIS3DH: SimulatedChip {
 
     func advance(to now: Int64) {
         guard let p = periodMicros else { return }
-        while nextSampleAt <= now {
-            produce(at: nextSampleAt, period: p)
-            nextSampleAt += p
-        }
+        tap.due(by: now, period: p, frozen: frozen) { latch($0) }
     }
 
-    func produce(at t: Int64, period: Int64) {
-        if sourceStart == nil { sourceStart = t - period }
-        let target = Int((t - sourceStart!) / period) - 1
-        if exhausted { return }
-        if !frozen {
-            while sourceIndex < target {
-                guard let s = source.next() else {
-                    exhausted = true
-                    return
-                }
-                last = s
-                sourceIndex += 1
-            }
-        }
-        produced += 1
+    /// Puts a sample in the data registers (and the FIFO, when it is on).
+    func latch(_ last: Sample) {
         let range = LIS3DHRange(rawValue: reg(.control4) & 0x30) ?? .g2
         let highRes = reg(.control4) & LIS3DHControl4.highResolution.rawValue != 0
         // 12 bits in high-resolution mode, 10 in normal mode (4× the mg per digit), left-justified.
@@ -113,7 +95,7 @@ public final class SimLIS3DH: SimulatedChip {
         case .control1:
             let wasOn = periodMicros != nil
             regs[Int(r)] = v
-            if !wasOn, let p = periodMicros { nextSampleAt = now + p }
+            if !wasOn, let p = periodMicros { tap.start(now: now, period: p) }
         case .control5:
             if v & LIS3DHControl5.boot.rawValue != 0 {
                 powerOnReset(now: now)

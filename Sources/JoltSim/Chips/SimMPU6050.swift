@@ -11,22 +11,17 @@ public final class SimMPU6050: SimulatedChip {
     var fifo = [UInt8](repeating: 0, count: MPU6050Spec.fifoSize)
     var fifoHead = 0
     var fifoCount = 0
-    let source: MotionSource
+    var tap: MotionTap
+    public var sourceStart: Int64? { tap.sourceStart }
+    public var exhausted: Bool { tap.exhausted }
+    /// Samples made since power-on.
+    public var produced: Int { tap.produced }
     /// What WHO_AM_I reads (0x68 for a genuine part; a clone's value to test those).
     public let whoAmI: UInt8
     /// How long DEVICE_RESET takes, µs (the bit reads 1 until then).
     public var resetMicros: Int64 = 50_000
     var resetDoneAt: Int64 = 0
     var awake = false
-    var nextSampleAt: Int64 = 0
-    /// Sim time of the source's sample 0 minus one period, µs (set at the first sample made).
-    public internal(set) var sourceStart: Int64?
-    var sourceIndex = -1
-    var last = Sample(t: 0, accel: Vec3(0, 0, 1000))
-    /// Whether the motion source has run out; the chip then makes no more samples.
-    public private(set) var exhausted = false
-    /// Samples produced since power-on (into the data registers).
-    public private(set) var produced = 0
     /// Frames lost to FIFO overflow.
     public private(set) var overflowedBytes = 0
     public var frozen = false
@@ -34,7 +29,7 @@ public final class SimMPU6050: SimulatedChip {
     public convenience init(source: MotionSource) { self.init(source: source, whoAmI: MPU6050Spec.whoAmI) }
 
     public init(source: MotionSource, whoAmI: UInt8) {
-        self.source = source
+        tap = MotionTap(source)
         self.whoAmI = whoAmI
         powerOnReset(now: 0)
     }
@@ -59,27 +54,11 @@ public final class SimMPU6050: SimulatedChip {
     func advance(to now: Int64) {
         guard awake else { return }
         let p = periodMicros
-        while nextSampleAt <= now {
-            produce(at: nextSampleAt, period: p)
-            nextSampleAt += p
-        }
+        tap.due(by: now, period: p, frozen: frozen) { latch($0) }
     }
 
-    func produce(at t: Int64, period: Int64) {
-        if sourceStart == nil { sourceStart = t - period }
-        let target = Int((t - sourceStart!) / period) - 1
-        if exhausted { return }   // the motion is over: no more samples
-        if !frozen {
-            while sourceIndex < target {
-                guard let s = source.next() else {
-                    exhausted = true
-                    return
-                }
-                last = s
-                sourceIndex += 1
-            }
-        }
-        produced += 1
+    /// Puts a sample in the data registers (and the FIFO, when it is on).
+    func latch(_ last: Sample) {
         let accelCounts = MPU6050AccelRange(rawValue: (regs[Int(MPU6050Register.accelConfig.rawValue)] >> 3) & 3)!.countsPerG
         let gyroTenths = MPU6050GyroRange(rawValue: (regs[Int(MPU6050Register.gyroConfig.rawValue)] >> 3) & 3)!.tenthCountsPerDPS
         func counts(_ v: Int32, _ num: Int64, _ den: Int64) -> (UInt8, UInt8) {
@@ -157,7 +136,7 @@ public final class SimMPU6050: SimulatedChip {
             regs[Int(r)] = v
             let wasAwake = awake
             awake = v & MPU6050Power.sleep.rawValue == 0
-            if awake && !wasAwake { nextSampleAt = now + periodMicros }
+            if awake && !wasAwake { tap.start(now: now, period: periodMicros) }
         case .userControl:
             if v & MPU6050UserControl.fifoReset.rawValue != 0 {
                 fifoHead = 0

@@ -1,3 +1,5 @@
+import JoltCore
+
 /// A register-level simulated chip: a device on the simulated bus whose readings come from a
 /// `MotionSource`, the twin of a chip in the registry.
 public protocol SimulatedChip: FaultableDevice {
@@ -17,4 +19,52 @@ public enum SimulatedChips {
 
     /// The twin of the chip a board names.
     public static func twin(of chip: String) -> (any SimulatedChip.Type)? { all.first { $0.chipName == chip } }
+}
+
+/// A twin's view of its motion: which source sample stands at each of its output data times
+/// (source sample i at `sourceStart + (i + 1) × period`), the last one held while the data is
+/// frozen, none once the motion is over. Shared by every twin, so that they all keep time alike.
+public struct MotionTap {
+    let source: MotionSource
+    /// Sim time of source sample 0 minus one period, µs (set at the first sample made).
+    public private(set) var sourceStart: Int64?
+    var index = -1
+    var last = Sample(t: 0, accel: Vec3(0, 0, 1000))
+    var nextAt: Int64 = 0
+    /// Whether the motion has run out.
+    public private(set) var exhausted = false
+    /// Samples made.
+    public private(set) var produced = 0
+
+    public init(_ source: MotionSource) { self.source = source }
+
+    /// The chip starts measuring at `now`: its first sample comes one period later.
+    public mutating func start(now: Int64, period: Int64) { nextAt = now + period }
+
+    /// Each sample due by `now`, in order, to `latch` (which puts it in the data registers or the
+    /// FIFO). While `frozen`, the last one again.
+    public mutating func due(by now: Int64, period: Int64, frozen: Bool, _ latch: (Sample) -> Void) {
+        while nextAt <= now {
+            if let s = sample(at: nextAt, period: period, frozen: frozen) { latch(s) }
+            nextAt += period
+        }
+    }
+
+    mutating func sample(at t: Int64, period: Int64, frozen: Bool) -> Sample? {
+        if sourceStart == nil { sourceStart = t - period }
+        let target = Int((t - sourceStart!) / period) - 1
+        if exhausted { return nil }   // the motion is over: no more samples
+        if !frozen {
+            while index < target {
+                guard let s = source.next() else {
+                    exhausted = true
+                    return nil
+                }
+                last = s
+                index += 1
+            }
+        }
+        produced += 1
+        return last
+    }
 }

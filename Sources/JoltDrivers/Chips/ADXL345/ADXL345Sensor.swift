@@ -13,9 +13,7 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
 
     public static func unsupported(_ s: SensorSettings) -> String? {
         if ADXL345Rate(milliHz: s.rateMilliHz) == nil {
-            var rates = ""
-            for r in ADXL345Rate.allCases { rates += (rates.isEmpty ? "" : ", ") + Hz.text(r.milliHz) }
-            return "the ADXL345 cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates: \(rates) Hz)"
+            return "the ADXL345 cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates: \(Hz.list(ADXL345Rate.allCases.map(\.milliHz))) Hz)"
         }
         if ADXL345Range(g: s.accelRangeG) == nil { return "the ADXL345 has no ±\(s.accelRangeG) g range (2, 4, 8 or 16)" }
         return nil

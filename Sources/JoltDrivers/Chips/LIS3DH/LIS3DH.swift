@@ -48,13 +48,8 @@ public struct LIS3DH<Bus: I2CBus> {
     public mutating func reboot<D: Delay>(delay: inout D) throws(ChipError) {
         try write(.control5, LIS3DHControl5.boot.rawValue)
         delay.delay(milliseconds: LIS3DHSpec.bootMillis)
-        var v = try read(.control5)
-        var tries = 0
-        while v & LIS3DHControl5.boot.rawValue != 0 {
-            tries += 1
-            if tries > 50 { throw .resetTimeout(register: LIS3DHRegister.control5.rawValue, value: v) }
-            delay.delay(milliseconds: 20)
-            v = try read(.control5)
+        try waitForClear(LIS3DHControl5.boot.rawValue, in: LIS3DHRegister.control5.rawValue, delay: &delay) { () throws(ChipError) in
+            try read(.control5)
         }
     }
 

@@ -14,9 +14,7 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
 
     public static func unsupported(_ s: SensorSettings) -> String? {
         if LIS3DHRate(milliHz: s.rateMilliHz) == nil {
-            var rates = ""
-            for r in LIS3DHRate.allCases { rates += (rates.isEmpty ? "" : ", ") + Hz.text(r.milliHz) }
-            return "the LIS3DH cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates: \(rates) Hz)"
+            return "the LIS3DH cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates: \(Hz.list(LIS3DHRate.allCases.map(\.milliHz))) Hz)"
         }
         if LIS3DHRange(g: s.accelRangeG) == nil { return "the LIS3DH has no ±\(s.accelRangeG) g range (2, 4, 8 or 16)" }
         return nil

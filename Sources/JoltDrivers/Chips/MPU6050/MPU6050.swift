@@ -85,14 +85,9 @@ public struct MPU6050<Bus: I2CBus> {
     public mutating func reset<D: Delay>(delay: inout D) throws(ChipError) {
         try write(.powerManagement1, MPU6050Power.deviceReset.rawValue)
         delay.delay(milliseconds: MPU6050Spec.resetMillis)
-        // DEVICE_RESET clears itself when the reset is done; poll for up to another second.
-        var v = try read(.powerManagement1)
-        var tries = 0
-        while v & MPU6050Power.deviceReset.rawValue != 0 {
-            tries += 1
-            if tries > 50 { throw .resetTimeout(register: MPU6050Register.powerManagement1.rawValue, value: v) }
-            delay.delay(milliseconds: 20)
-            v = try read(.powerManagement1)
+        // DEVICE_RESET clears itself when the reset is done.
+        try waitForClear(MPU6050Power.deviceReset.rawValue, in: MPU6050Register.powerManagement1.rawValue, delay: &delay) { () throws(ChipError) in
+            try read(.powerManagement1)
         }
     }
 
