@@ -82,6 +82,27 @@ final class Hardware {
     /// Until when the host cannot poll (an injected stall on the simulated board), if it cannot now.
     func pollBlocked(at now: Int64) -> Int64? { sim?.bus.stallEnd(at: now) }
 
+    /// Whether the chip is a simulated one.
+    var isSimulated: Bool { sim != nil }
+
+    /// The board's clock: real time, or (`fast`, simulated boards only) simulated time that
+    /// jumps from deadline to deadline.
+    func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock {
+        if fast && sim == nil { throw JoltError(.usage, "--fast runs simulated time; \(board.file) is real hardware on \(board.bus)") }
+        return RunClock(virtual: fast, sim: sim?.clock)
+    }
+
+    /// A board output: a GPIO line on the character device, or a simulated one on a simulated
+    /// board (its changes logged).
+    func output(_ line: NamedLine) throws(JoltError) -> OutputLine {
+        sim != nil ? SimOutput(name: line.name, spec: line.line) : try ChardevOutput(name: line.name, spec: line.line)
+    }
+
+    /// A board input, likewise.
+    func input(_ line: NamedLine) throws(JoltError) -> InputLine {
+        sim != nil ? SimInput(name: line.name, spec: line.line) : try ChardevInput(name: line.name, spec: line.line)
+    }
+
     /// Opens the board's bus, finds its chip and builds the sensor (not yet configured).
     /// `trace` (simulated boards) plays a recording instead of the board's script; its rate
     /// becomes the board's.

@@ -210,8 +210,7 @@ extension CalibrateCommand {
     /// Reads the board's chip for `micros` of samples.
     static func measure(board: BoardProfile, fast: Bool, trace: String?, micros: Int64) throws(JoltError) -> CalibrationReading {
         let hw = try Hardware.open(board, trace: trace)
-        if fast && hw.sim == nil { throw JoltError(.usage, "--fast runs simulated time; \(board.file) is real hardware on \(board.bus)") }
-        let clock = RunClock(virtual: fast, sim: hw.sim?.clock)
+        let clock = try hw.clock(fast: fast, board: board)
         var delay = ClockDelay(clock: clock)
         do { try hw.sensor.start(delay: &delay) } catch { throw chipError(error, hw.sensor) }
         Log.info("calibrating \(hw.sensor.identity) on \(hw.busName): keep the device still for \(EventRecord.seconds(micros)) s")

@@ -95,10 +95,7 @@ final class RunCommand {
         self.options = options
         self.out = out
         hw = try Hardware.open(b, trace: options.trace, source: options.source)
-        if options.fast && hw.sim == nil {
-            throw JoltError(.usage, "--fast runs simulated time; \(board.file) is real hardware on \(board.bus)")
-        }
-        clock = RunClock(virtual: options.fast, sim: hw.sim?.clock)
+        clock = try hw.clock(fast: options.fast, board: board)
         if let a = b.alarm {
             alarm = Alarm(settings: a.settings)
             if let dir = AlarmStore.directory(option: options.stateDirectory, board: b) {
@@ -171,7 +168,7 @@ final class RunCommand {
 
     /// One Jolt per bus: an exclusive lock on the bus's device node.
     func lockBus() throws(JoltError) {
-        guard hw.sim == nil else { return }
+        guard !hw.isSimulated else { return }
         do {
             let fd = try Sys.open(hw.busName, O_RDONLY)
             if try Sys.tryLock(fd) {
@@ -190,10 +187,10 @@ final class RunCommand {
     /// Requests the board's outputs and inputs and starts the action thread.
     func openLines() throws(JoltError) {
         for o in board.outputs where outputs[o.name] == nil {
-            outputs[o.name] = hw.sim != nil ? SimOutput(name: o.name, spec: o.line) : try ChardevOutput(name: o.name, spec: o.line)
+            outputs[o.name] = try hw.output(o)
         }
         for i in board.inputs {
-            inputs[i.name] = hw.sim != nil ? SimInput(name: i.name, spec: i.line) : try ChardevInput(name: i.name, spec: i.line)
+            inputs[i.name] = try hw.input(i)
         }
         let printer = EventPrinter(out: out, json: options.json, flushEach: true)
         let engine = ActionEngine(outputs: outputs, alarmOutput: board.alarm?.output, alarmPattern: board.alarm?.cadence ?? .cadence(on: 500, off: 500), printer: printer, boardName: board.name)
