@@ -1,4 +1,5 @@
 import JoltBuildInfo
+import JoltChips
 
 /// A command's help: the one text that `jolt COMMAND --help` prints and docs/cli.md is made of.
 struct CommandHelp {
@@ -168,7 +169,7 @@ extension JoltCLI {
             examples: ["jolt eval", "jolt eval --rate 400 Tests/Data/wrist-imu", "jolt eval --json --gate"]),
         CommandHelp(
             name: "soak", summary: "live a day (or a month) of a kiosk on the simulated board, faults and all, in minutes",
-            usage: "jolt soak [--hours H] [--seed N] [--rate HZ] [--chip mpu6050|adxl345] [--no-fifo] [--json]",
+            usage: "jolt soak [--hours H] [--seed N] [--rate HZ] [--chip NAME] [--no-fifo] [--json]",
             details: """
                 Plans H hours of motion from the seed: rests of 20-70 s with a shake or a flip between them,
                 and in about a third of the rests a fault (the chip unplugged for seconds, or for minutes
@@ -182,7 +183,7 @@ extension JoltCLI {
                 ("--hours H", "simulated hours (default 24)"),
                 ("--seed N", "the plan's seed (default 1)"),
                 ("--rate HZ", "the chip's rate (default 100)"),
-                ("--chip NAME", "mpu6050 (default) or adxl345"),
+                ("--chip NAME", "the simulated chip: " + ChipRegistry.names.joined(separator: ", ") + " (the first is the default)"),
                 ("--no-fifo", "read each sample instead of draining the FIFO"),
                 ("--json", "the figures as one JSON object"),
             ],
@@ -191,9 +192,9 @@ extension JoltCLI {
             name: "probe", summary: "find the supported chips on the I2C buses (like i2cdetect)",
             usage: "jolt probe [--bus N] [--all] [--board FILE]",
             details: """
-                Asks each address where a supported chip can live (MPU6050 at 0x68 and 0x69, ADXL345 at 0x53
-                and 0x1D, LIS3DH at 0x18 and 0x19) for its identity register and says what answered. With
-                --bus sim, the simulated bus of --board (or of the built-in demo). Without --bus, every
+                Asks each address where a supported chip can live for its identity register and says what
+                answered: \(ChipRegistry.all.map { c in c.info.part + " at " + c.info.addresses.map { "0x" + hex($0) }.joined(separator: " and ") }.joined(separator: ", ")).
+                With --bus sim, the simulated bus of --board (or of the built-in demo). Without --bus, every
                 /dev/i2c-* is probed. With --all, first a grid of every address from 0x03 to 0x77, as
                 'i2cdetect -r' draws it (the address where something answers a one-byte read, -- where
                 nothing does, UU where the bus is busy there). Exits 0 when a supported chip answered,
@@ -282,7 +283,7 @@ extension JoltCLI {
 
     static var overview: String {
         var s = """
-            jolt: accelerometer gestures and alarms for a Raspberry Pi (MPU6050, ADXL345)
+            jolt: accelerometer gestures and alarms for a Raspberry Pi (\(ChipRegistry.all.map(\.info.part).joined(separator: ", ")))
 
             Usage: jolt COMMAND [OPTIONS]
                    jolt --version
@@ -321,7 +322,7 @@ extension JoltCLI {
         s += ".TH JOLT 1 \"\" \"jolt \(BuildInfo.version)\" \"User Commands\"\n"
         s += ".SH NAME\njolt \\- accelerometer gestures and theft alarm for a Raspberry Pi\n"
         s += ".SH SYNOPSIS\n.B jolt\n.I COMMAND\n[\\fIOPTIONS\\fR]\n.br\n.B jolt \\-\\-version\n"
-        s += ".SH DESCRIPTION\nJolt turns an I2C accelerometer (MPU6050, ADXL345) into dependable gestures and alarms: a shake, a face\\-down flip and back, and a theft alarm that sounds a buzzer when a kiosk is lifted, shaken or turned over, until disarmed. Every command finds its board profile as \\fB\\-\\-board\\fR \\fIFILE\\fR, else \\fB$JOLT_BOARD\\fR, else \\fI/etc/jolt/jolt.json\\fR.\n"
+        s += ".SH DESCRIPTION\nJolt turns an I2C accelerometer (\(ChipRegistry.all.map(\.info.part).joined(separator: ", "))) into dependable gestures and alarms: a shake, a face\\-down flip and back, and a theft alarm that sounds a buzzer when a kiosk is lifted, shaken or turned over, until disarmed. Every command finds its board profile as \\fB\\-\\-board\\fR \\fIFILE\\fR, else \\fB$JOLT_BOARD\\fR, else \\fI/etc/jolt/jolt.json\\fR.\n"
         s += ".SH COMMANDS\n"
         for c in commands {
             s += ".SS jolt \(c.name)\n\(roff(c.summary))"

@@ -17,7 +17,7 @@ struct SoakCommand {
         var hours = 24.0
         var seed: UInt64 = 1
         var rateMilliHz: Int32 = 100_000
-        var chip = "mpu6050"
+        var chip = ChipRegistry.names[0]
         var fifo = true
         var json = false
         /// Print progress on standard error each simulated hour.

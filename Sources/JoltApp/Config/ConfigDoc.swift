@@ -72,7 +72,7 @@ enum ConfigDoc {
             Key(path: "description", defaultValue: "", meaning: "Free text: what this board is and how it is wired. Ignored by Jolt."),
             Key(path: "bus", defaultValue: "\"\(b.bus)\"", meaning: "The I2C bus: `\"1\"`, `\"i2c-1\"` or `\"/dev/i2c-1\"` (the Pi's header pins 3 and 5), or `\"sim\"` for the simulated bus."),
             Key(path: "chip", defaultValue: "detected", meaning: "The chip: " + ChipRegistry.names.map { "`\($0)`" }.joined(separator: ", ") + ", or `auto` to find any of them at its usual addresses."),
-            Key(path: "address", defaultValue: "the chip's default", meaning: "The chip's 7-bit address, `\"0x68\"` (MPU6050, AD0 low; 0x69 high) or `\"0x53\"` (ADXL345, SDO low; 0x1D high)."),
+            Key(path: "address", defaultValue: "the chip's default", meaning: "The chip's 7-bit address, like `\"0x68\"`: " + ChipRegistry.all.map { c in "\(c.info.part) \(c.info.addresses.map { "0x" + hex($0) }.joined(separator: " or ")) (\(c.info.addressPin))" }.joined(separator: "; ") + "."),
             Key(path: "rate_hz", defaultValue: milli(b.rateMilliHz), meaning: "Output data rate. The chip is set to the nearest rate it has; the detectors are tuned for the rate it really runs at."),
             Key(path: "accel_range_g", defaultValue: "\(b.accelRangeG)", meaning: "Accelerometer full scale: 2, 4, 8 or 16 g. A vigorous shake reaches 3–5 g."),
             Key(path: "gyro_range_dps", defaultValue: "\(b.gyroRangeDps)", meaning: "Gyroscope full scale: 250, 500, 1000 or 2000 °/s (MPU6050 only)."),

@@ -8,7 +8,7 @@ import JoltTrace
 /// What the simulated board plays.
 public struct SimSettings: Sendable, Equatable {
     /// The simulated chip, by its registry name.
-    public var chip = "mpu6050"
+    public var chip = ChipRegistry.names[0]
     /// A built-in motion script: "demo", "rest", "lift", "shake", "flip".
     public var motion = "demo"
     /// A trace to play instead of a script (path relative to the board file's folder).
