@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(name: "jolt-corpus", dependencies: ["JoltCorpus", "JoltTrace"]),
         // Fuzz targets: a library the tests also replay, and one thin executable per target
         // (scripts/fuzz builds them with -sanitize=fuzzer).
-        .target(name: "JoltFuzz", dependencies: ["JoltApp", "JoltCore", "JoltDrivers", "JoltJSON", "JoltTrace", "CLinux"]),
+        .target(name: "JoltFuzz", dependencies: ["JoltApp", "JoltChips", "JoltCore", "JoltDrivers", "JoltJSON", "JoltTrace", "CLinux"]),
         .target(name: "CFuzzer"),
         .executableTarget(name: "fuzz-trace", dependencies: ["JoltFuzz", "CFuzzer"]),
         .executableTarget(name: "fuzz-config", dependencies: ["JoltFuzz", "CFuzzer"]),

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLinux
 import JoltApp
+import JoltChips
 import JoltCore
 import JoltDrivers
 import JoltTrace
@@ -54,37 +55,26 @@ public enum FuzzTargets {
         }
     }
 
-    /// The drivers against a chip that answers anything: identify, reset, configure, single
-    /// reads and FIFO drains of the MPU6050 and the ADXL345, with bus errors where the bytes say.
-    /// Promises: no crash, no hang, decoded values within what 16 bits can mean.
+    /// Every chip in the registry against a chip that answers anything: identify, reset,
+    /// configure (with and without its FIFO, on a full I2C or an SMBus-sized adapter), then
+    /// polls, with bus errors where the bytes say. Promises: no crash, no hang, decoded values
+    /// within what 16 bits can mean, no more readings from one poll than a FIFO holds.
     public static func drivers(_ data: UnsafeRawBufferPointer) {
         guard let first = data.first else { return }
         let bus = FuzzBus(data, maxRead: first & 1 == 0 ? 1 << 16 : 32)
         var frames: [ChipSample] = []
-        var scratch: [UInt8] = []
         var delay = NoDelay()
-        var mpu = MPU6050(bus: bus, address: 0x68)
-        _ = try? mpu.identify()
-        _ = try? mpu.reset(delay: &delay)
-        var c = MPU6050<FuzzBus>.Configuration()
-        c.fifo = first & 2 == 0
-        _ = try? mpu.configure(c)
-        for _ in 0..<4 {
-            if let s = try? mpu.readSample() { checkRange(s, gyro: true) }
-            frames.removeAll(keepingCapacity: true)
-            _ = try? mpu.readFIFO(into: &frames, scratch: &scratch)
-            guard frames.count <= 85 else { fatalError("\(frames.count) frames from one drain") }
-            for f in frames { checkRange(f, gyro: true) }
-        }
-        var adxl = ADXL345(bus: bus, address: 0x53)
-        _ = try? adxl.identify()
-        _ = try? adxl.configure(ADXL345<FuzzBus>.Configuration())
-        for _ in 0..<4 {
-            if let s = try? adxl.readSample() { checkRange(s, gyro: false) }
-            frames.removeAll(keepingCapacity: true)
-            _ = try? adxl.readFIFO(into: &frames)
-            guard frames.count <= 63 else { fatalError("\(frames.count) entries from one drain") }
-            for f in frames { checkRange(f, gyro: false) }
+        for chip in ChipRegistry.all {
+            guard let sensor = try? ChipSensor(chip, bus: bus, busName: "fuzz", address: chip.info.addresses[0], settings: SensorSettings(fifo: first & 2 == 0)) else {
+                fatalError("\(chip.name) refuses its default settings")
+            }
+            _ = try? sensor.start(delay: &delay)
+            for _ in 0..<4 {
+                frames.removeAll(keepingCapacity: true)
+                _ = try? sensor.poll(into: &frames)
+                guard frames.count <= 85 else { fatalError("\(frames.count) readings from one \(chip.name) poll") }
+                for f in frames { checkRange(f, gyro: chip.info.hasGyro) }
+            }
         }
     }
 
