@@ -2,7 +2,7 @@ import JoltDrivers
 
 /// A chip driver's failure in one line that names the chip, the address, the bus and the fix.
 public struct ChipFailure: Error {
-    public enum Kind { case absent, unreliable, settings }
+    public enum Kind: Sendable { case absent, unreliable, settings }
     /// `absent`: nothing (or the wrong thing) answers; `unreliable`: it answers but misbehaves;
     /// `settings`: the chip cannot do what was asked.
     public let kind: Kind

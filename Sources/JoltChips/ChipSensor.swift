@@ -59,7 +59,7 @@ public final class ChipSensor {
 }
 
 /// Settings a chip cannot do, in the chip's words.
-public struct SettingsProblem: Error {
+public struct SettingsProblem: Error, Sendable {
     public let message: String
 }
 

@@ -55,7 +55,7 @@ public final class Terminal {
         var name = [CChar](repeating: 0, count: 128)
         let m = jolt_open_pty(&name, name.count)
         guard m >= 0 else { return nil }
-        return (m, String(cString: name))
+        return (m, String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 }
 

@@ -326,7 +326,7 @@ struct MQTTTests {
             if phase == 2 && now >= 45_000_000 {
                 duringOutage = emitted.count - duringOutage
                 #expect(link.pending == duringOutage, "\(link.pending) waiting, \(duringOutage) raised")
-                try? broker.start()
+                _ = try? broker.start()
                 subs.append(try! broker.subscribe(["jolt/kiosk-3/event", "test/ready"]))
                 try? broker.publish("test/ready", "1", retain: true)
                 waitFor("the new subscriber") { subs[1].messages.contains { $0.0 == "test/ready" } }
