@@ -293,7 +293,14 @@ public enum JoltCLI {
     }
 
     static func eval(_ args: [String], out: TextOutput) throws(JoltError) {
-        let a = try Arguments(command: "eval", args, valued: ["--rate", "--seed", "--gait-minutes", "--config", "--sensitivity"], flags: ["--json", "--gate", "--accel-only"])
+        let a = try Arguments(command: "eval", args, valued: ["--rate", "--seed", "--gait-minutes", "--config", "--sensitivity", "--shop-minutes"], flags: ["--json", "--gate", "--accel-only", "--tamper"])
+        if a.flag("--tamper") {
+            let minutes = try a.fixed("--shop-minutes", places: 1, range: 1...60_000, unit: "min").map { Double($0) / 10 } ?? 12
+            let given = try a.fixed("--rate", places: 3, range: 12_500...1_000_000, unit: "Hz")
+            let rate: [Double] = given.map { [Double($0) / 1000] } ?? [25, 50, 100, 200, 400]
+            out.write(TamperEval.table(TamperEval.run(rates: rate, thefts: 20, shopMinutes: minutes, seed: 2026)))
+            return
+        }
         var o = EvalCommand.Options()
         o.accelOnly = a.flag("--accel-only")
         o.paths = a.positional

@@ -1,0 +1,215 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+import JoltMotion
+
+/// One kiosk scenario: a kiosk lying on a counter, armed after 3 s at rest, then a theft (a
+/// positive, with the time its motion starts) or a stretch of shop life (a negative).
+public struct KioskCase: Sendable {
+    public var scenario: String
+    public var samples: [Sample]
+    public var armAt: Int64
+    /// Positives: when the theft motion starts, µs.
+    public var onset: Int64?
+    /// When the scenario ends, µs.
+    public var end: Int64
+}
+
+/// The kiosk corpus at one output data rate, for one chip: thefts that do not tilt the kiosk
+/// (slides, straight lifts) beside the ones that do, and hours of what a shop does to a kiosk.
+/// Motion is simulated at 2 kHz and seen through the chip: its low-pass, noise and resolution
+/// (an ADXL345: 3.9 mg steps, more noise, no gyroscope).
+public struct KioskCorpus: Sendable {
+    public static let positives = ["slide", "lift", "carry", "tilt", "tip-over"]
+    public let rate: Double
+    public let gyro: Bool
+    public let seed: UInt64
+
+    public init(rate: Double, gyro: Bool, seed: UInt64 = 2026) {
+        self.rate = rate
+        self.gyro = gyro
+        self.seed = seed
+    }
+
+    func scene(_ salt: UInt64) -> Scene {
+        var sc = Scene(rate: rate, seed: seed &* 1_000_003 &+ salt &+ UInt64(rate) &* 31 &+ (gyro ? 7 : 0), range: 8)
+        sc.noise = gyro ? 0.004 : 0.006
+        sc.orientation = Mat3.facing(V3(0, 0, 1), yaw: sc.rng.uniform(0, 6.28))
+        return sc
+    }
+
+    /// What the chip reports: without a gyroscope, no rotation and 3.9 mg steps.
+    func chip(_ samples: [Sample]) -> [Sample] {
+        guard !gyro else { return samples }
+        func q(_ v: Int32) -> Int32 { Int32((Double(v) / 3.90625).rounded() * 3.90625) }
+        return samples.map { Sample(t: $0.t, accel: Vec3(q($0.accel.x), q($0.accel.y), q($0.accel.z))) }
+    }
+
+    func us(_ s: Double) -> Int64 { Int64((s * 1e6).rounded()) }
+
+    /// `count` thefts of each kind.
+    public func thefts(count: Int) -> [KioskCase] {
+        var out: [KioskCase] = []
+        for (k, kind) in Self.positives.enumerated() {
+            for i in 0..<count {
+                var sc = scene(UInt64(k * 1000 + i))
+                sc.rest(4)
+                let onset = sc.time
+                theft(kind, &sc)
+                let end = sc.time
+                sc.rest(2)
+                out.append(KioskCase(scenario: kind, samples: chip(sc.samples), armAt: us(3), onset: us(onset), end: us(end)))
+            }
+        }
+        return out
+    }
+
+    func theft(_ kind: String, _ sc: inout Scene) {
+        switch kind {
+        case "slide":
+            sc.slide(metres: sc.rng.uniform(0.1, 0.3), seconds: sc.rng.uniform(1, 3), jerks: Int(sc.rng.uniform(1, 4.99)), heading: sc.rng.uniform(0, 6.28))
+        case "lift":
+            sc.straightLift(metres: sc.rng.uniform(0.02, 0.05), seconds: sc.rng.uniform(0.45, 0.8), hold: sc.rng.uniform(2, 4))
+        case "carry":
+            sc.liftAndCarry(lift: sc.rng.uniform(0.15, 0.4), carry: sc.rng.uniform(3, 6), tilt: sc.rng.uniform(0, 10))
+        case "tilt":
+            let a = sc.rng.uniform(0, 6.28)
+            sc.turn(axis: V3(cos(a), sin(a), 0), degrees: sc.rng.uniform(15, 30), seconds: 3)
+            sc.rest(1)
+        default:
+            sc.tipOver(degrees: sc.rng.uniform(70, 100), seconds: sc.rng.uniform(0.5, 1), heading: sc.rng.uniform(0, 6.28))
+            sc.rest(1)
+        }
+    }
+
+    /// `minutes` of shop life in pieces of a minute or two: taps and jabs on the screen,
+    /// customers leaning on it, door slams and bags set down on the counter, the building's
+    /// vibration and hum, the sensor's offsets drifting.
+    public func shopLife(minutes: Double) -> [KioskCase] {
+        var out: [KioskCase] = []
+        var done = 0.0
+        var salt: UInt64 = 50_000
+        while done < minutes * 60 {
+            var sc = scene(salt)
+            salt += 1
+            sc.rest(4)
+            var labelled = ""
+            while sc.time < 94 {
+                switch sc.rng.next() % 6 {
+                case 0, 1:
+                    sc.taps(seconds: sc.rng.uniform(5, 20), screenNormal: V3(sc.rng.uniform(-1, 1), 1, 0.3).unit)
+                    labelled += "taps "
+                case 2:
+                    sc.lean(degrees: sc.rng.uniform(0.2, 0.9), hold: sc.rng.uniform(2, 8))
+                    labelled += "lean "
+                case 3:
+                    sc.slam(peak: sc.rng.uniform(0.5, 1.5))
+                    labelled += "slam "
+                case 4:
+                    sc.building(seconds: sc.rng.uniform(5, 20), hum: sc.rng.uniform() < 0.5)
+                    labelled += "building "
+                default:
+                    sc.drift(degrees: sc.rng.uniform(0.1, 0.4), seconds: sc.rng.uniform(5, 20))
+                    labelled += "drift "
+                }
+            }
+            done += sc.time - 4
+            out.append(KioskCase(scenario: "shop life", samples: chip(sc.samples), armAt: us(3), onset: nil, end: us(sc.time)))
+        }
+        return out
+    }
+}
+
+/// The tamper rules scored on the kiosk corpus.
+public enum TamperAlgorithm: String, CaseIterable, Sendable {
+    /// Jolt's tamper detector, as the alarm runs it.
+    case jolt
+    /// The ADXL345's activity interrupt (AC-coupled, 0.25 g, any axis).
+    case activity
+    /// Tilted past 10° from the armed orientation.
+    case tilt10 = "tilt 10°"
+}
+
+/// Recall, latency and false tampers, by scenario.
+public struct TamperScore: Sendable {
+    public var labelled: [String: Int] = [:]
+    public var found: [String: Int] = [:]
+    /// Latency from the start of the theft motion, ms, for every one found.
+    public var latencies: [String: [Double]] = [:]
+    public var falseTampers = 0
+    public var negativeSeconds = 0.0
+
+    public init() {}
+
+    public var recall: Double {
+        let n = labelled.values.reduce(0, +)
+        return n == 0 ? 0 : Double(found.values.reduce(0, +)) / Double(n)
+    }
+
+    public var allLatencies: [Double] { latencies.values.flatMap { $0 } }
+
+    public var falsePerHour: Double { negativeSeconds > 0 ? Double(falseTampers) / negativeSeconds * 3600 : 0 }
+
+    public mutating func add(_ o: TamperScore) {
+        for (k, v) in o.labelled { labelled[k, default: 0] += v }
+        for (k, v) in o.found { found[k, default: 0] += v }
+        for (k, v) in o.latencies { latencies[k, default: []] += v }
+        falseTampers += o.falseTampers
+        negativeSeconds += o.negativeSeconds
+    }
+}
+
+/// Runs a tamper rule over kiosk cases: armed at `armAt`, a positive counts when the rule fires
+/// between its onset and a second after its end; every firing on a negative is a false tamper
+/// (firings 2 s apart count once, as the alarm holds off).
+public enum TamperEvaluator {
+    public static func score(_ alg: TamperAlgorithm, _ cases: [KioskCase], rate: Double, gyro: Bool) -> TamperScore {
+        var score = TamperScore()
+        let settings = DetectionSettings(sensitivity: .medium, rateMilliHz: Int32((rate * 1000).rounded()), gyro: gyro)
+        for c in cases {
+            let fires = firings(alg, c, settings: settings)
+            if let onset = c.onset {
+                score.labelled[c.scenario, default: 0] += 1
+                if let t = fires.first(where: { $0 >= onset && $0 <= c.end + 1_000_000 }) {
+                    score.found[c.scenario, default: 0] += 1
+                    score.latencies[c.scenario, default: []].append(Double(t - onset) / 1000)
+                }
+                // Before the theft starts it is a kiosk at rest: a firing there is false too.
+                score.falseTampers += fires.filter { $0 < onset }.count
+            } else {
+                score.falseTampers += fires.count
+                score.negativeSeconds += Double(c.end - c.armAt) / 1e6
+            }
+        }
+        return score
+    }
+
+    /// When the rule fired, µs, after arming (at most once every 2 s).
+    static func firings(_ alg: TamperAlgorithm, _ c: KioskCase, settings: DetectionSettings) -> [Int64] {
+        var g = GravityFilter(tauMicros: Int64(settings.gravityTauMillis) * 1000, periodMicros: settings.periodMicros, gyro: settings.gyro)
+        var jolt = Tamper(settings: settings.tamper)
+        var activity = ActivityTamper()
+        var tilt = TiltTamper()
+        var armed = false
+        var out: [Int64] = []
+        for s in c.samples {
+            let gv = g.update(s)
+            if !armed && s.t >= c.armAt {
+                armed = true
+                jolt.arm(gravity: gv)
+                activity.arm()
+                tilt.arm(gravity: gv)
+            }
+            guard armed else { continue }
+            let fired: Bool
+            switch alg {
+            case .jolt: fired = jolt.update(s, gravity: gv, dynamic: s.accel - gv)
+            case .activity: fired = activity.update(s)
+            case .tilt10: fired = tilt.tilted(gv)
+            }
+            if fired, out.last.map({ s.t - $0 >= 2_000_000 }) ?? true { out.append(s.t) }
+        }
+        return out
+    }
+}

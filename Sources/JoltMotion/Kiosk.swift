@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A kiosk on a shop counter: the thefts its alarm must catch as they start, and what a shop
+/// does to it all day that must never sound it. World accelerations in g (gravity excluded),
+/// rotations in rad/s, at the scene's 2 kHz; the scene's sensor model does the rest.
+extension Scene {
+    /// Slid `metres` (0.1–0.3) across the counter in `seconds` (1–3), in `jerks` stick-slip
+    /// pushes: each a one-signed push of 0.06–0.36 g followed by the friction that stops it, so
+    /// that the velocity returns to zero and the displacement does not. Rocks by under 1.5°.
+    public mutating func slide(metres: Double, seconds: Double, jerks: Int, heading: Double) {
+        let dir = V3(cos(heading), sin(heading), 0)
+        let per = seconds / Double(jerks)
+        let each = metres / Double(jerks)
+        for _ in 0..<jerks {
+            // A push of duration p then a stop of duration q: a half-sine each, of equal impulse.
+            let p = per * rng.uniform(0.25, 0.4), q = per - p
+            // Displacement of a half-sine push then stop ≈ peak velocity × per / 2.
+            let vmax = 2 * each / per
+            let pushPeak = vmax * Double.pi / (2 * p) / 9.81
+            let stopPeak = vmax * Double.pi / (2 * q) / 9.81
+            let rock = rng.uniform(0.2, 1.4) * Double.pi / 180
+            let rockAxis = V3(-dir.y, dir.x, 0)
+            for i in 0..<steps(per) {
+                let t = Double(i) * dt
+                let a = t < p ? pushPeak * sin(.pi * t / p) : -stopPeak * sin(.pi * (t - p) / q)
+                // The kiosk rocks a little as it is pushed, and settles back.
+                let w = rockAxis * (rock * Double.pi / per * sin(2 * Double.pi * t / per))
+                advance(a: dir * a, w: orientation.applyInverse(w))
+            }
+        }
+    }
+
+    /// Lifted `metres` (0.02–0.05) straight up in `seconds` (0.3–0.8) and held there for `hold`:
+    /// the vertical load rises (peak `metres`·2π/T² above gravity, 0.1–0.2 g) then falls.
+    public mutating func straightLift(metres: Double, seconds: Double, hold: Double) {
+        let peak = metres * 2 * Double.pi / (seconds * seconds) / 9.81
+        for i in 0..<steps(seconds) {
+            let t = Double(i) * dt
+            advance(a: V3(0, 0, peak * sin(2 * .pi * t / seconds)), w: .zero)
+        }
+        self.hold(hold, tremor: 0.01)
+    }
+
+    /// Tipped over: turned `degrees` (70–100) about a horizontal axis in `seconds`, then a
+    /// landing bump.
+    public mutating func tipOver(degrees: Double, seconds: Double, heading: Double) {
+        let axis = orientation.applyInverse(V3(-sin(heading), cos(heading), 0))
+        turn(axis: axis, degrees: degrees, seconds: seconds)
+        impact(peak: rng.uniform(0.8, 2), ringHz: rng.uniform(15, 40), decay: rng.uniform(0.02, 0.05), axis: V3(0, 0, 1), seconds: 0.3)
+    }
+
+    /// Taps and jabs on the touchscreen for `seconds`: 1–3 a second, each a short push of
+    /// 0.05–0.5 g into the screen that the kiosk's mounting gives back at once (the velocity
+    /// integrates back to zero within tens of milliseconds), ringing a little.
+    public mutating func taps(seconds: Double, screenNormal: V3) {
+        var left = seconds
+        while left > 0 {
+            let gap = 1 / rng.uniform(1, 3)
+            let peak = rng.uniform(0.05, 0.5)
+            let width = rng.uniform(0.01, 0.03)
+            let n = steps(min(gap, left))
+            let k = (screenNormal + V3(0.2 * rng.normal(), 0.2 * rng.normal(), 0.2 * rng.normal())).unit
+            for i in 0..<n {
+                let t = Double(i) * dt
+                // One full sine period: in, then back; then a small ring of the mount.
+                var a = t < width ? peak * sin(2 * .pi * t / width) : 0
+                if t >= width { a += 0.1 * peak * exp(-(t - width) / 0.015) * sin(2 * .pi * 35 * (t - width)) }
+                advance(a: k * a, w: .zero)
+            }
+            left -= gap
+        }
+    }
+
+    /// A customer leaning on the kiosk: tilted by under a degree over a second, held, and back.
+    public mutating func lean(degrees: Double, hold: Double) {
+        let axis = V3(rng.normal(), rng.normal(), 0).unit
+        turn(axis: axis, degrees: degrees, seconds: rng.uniform(0.5, 1.5))
+        rest(hold)
+        turn(axis: axis, degrees: -degrees, seconds: rng.uniform(0.5, 1.5))
+    }
+
+    /// The floor and the building for `seconds`: footsteps and a passing lorry (0.01–0.05 g at
+    /// 2–30 Hz, swelling and fading) and an air conditioner's hum (0.02 g at 25–50 Hz).
+    public mutating func building(seconds: Double, hum: Bool) {
+        let f1 = rng.uniform(2, 30), f2 = rng.uniform(2, 30), fh = rng.uniform(25, 50)
+        let a1 = rng.uniform(0.01, 0.05), a2 = rng.uniform(0.01, 0.03)
+        let swell = rng.uniform(0.05, 0.3), p = rng.uniform(0, 6.3)
+        for i in 0..<steps(seconds) {
+            let t = Double(i) * dt
+            let env = 0.5 + 0.5 * sin(2 * .pi * swell * t + p)
+            let v = env * (a1 * sin(2 * .pi * f1 * t) + a2 * sin(2 * .pi * f2 * t + 1))
+            var a = V3(0.3 * v, 0.3 * v, v)
+            if hum { a = a + V3(0.005, 0.005, 0.02) * sin(2 * .pi * fh * t) }
+            advance(a: a, w: .zero)
+        }
+    }
+
+    /// The sensor's offsets drifting with the shop's temperature, seen as a slow turn of the
+    /// reading: `degrees` (a few tenths) over `seconds`.
+    public mutating func drift(degrees: Double, seconds: Double) {
+        let axis = V3(rng.normal(), rng.normal(), 0).unit
+        let w = degrees * Double.pi / 180 / seconds
+        for _ in 0..<steps(seconds) { advance(a: .zero, w: axis * w) }
+    }
+}
