@@ -7,21 +7,21 @@ import Glibc
 /// rotations in rad/s, at the scene's 2 kHz; the scene's sensor model does the rest.
 extension Scene {
     /// Slid `metres` (0.1–0.3) across the counter in `seconds` (1–3), in `jerks` stick-slip
-    /// pushes: each a one-signed push of 0.06–0.36 g followed by the friction that stops it, so
-    /// that the velocity returns to zero and the displacement does not. Rocks by under 1.5°.
-    public mutating func slide(metres: Double, seconds: Double, jerks: Int, heading: Double) {
+    /// pushes: each a short one-signed push peaking at `peak` g (0.06–0.36) followed by the
+    /// friction that stops it, so that the velocity returns to zero and the displacement does
+    /// not. Rocks by under 1.5°.
+    public mutating func slide(metres: Double, seconds: Double, jerks: Int, peak: Double, heading: Double) {
         let dir = V3(cos(heading), sin(heading), 0)
         let per = seconds / Double(jerks)
-        let each = metres / Double(jerks)
+        // A half-sine push of duration p then a half-sine stop: displacement ≈ vmax × per / 2.
+        let vmax = 2 * metres / Double(jerks) / per
+        let p = min(vmax * Double.pi / (2 * peak * 9.81), per * 0.6)
+        let q = per - p
+        let pushPeak = vmax * Double.pi / (2 * p) / 9.81
+        let stopPeak = vmax * Double.pi / (2 * q) / 9.81
+        let rockAxis = V3(-dir.y, dir.x, 0)
         for _ in 0..<jerks {
-            // A push of duration p then a stop of duration q: a half-sine each, of equal impulse.
-            let p = per * rng.uniform(0.25, 0.4), q = per - p
-            // Displacement of a half-sine push then stop ≈ peak velocity × per / 2.
-            let vmax = 2 * each / per
-            let pushPeak = vmax * Double.pi / (2 * p) / 9.81
-            let stopPeak = vmax * Double.pi / (2 * q) / 9.81
             let rock = rng.uniform(0.2, 1.4) * Double.pi / 180
-            let rockAxis = V3(-dir.y, dir.x, 0)
             for i in 0..<steps(per) {
                 let t = Double(i) * dt
                 let a = t < p ? pushPeak * sin(.pi * t / p) : -stopPeak * sin(.pi * (t - p) / q)
@@ -32,10 +32,28 @@ extension Scene {
         }
     }
 
-    /// Lifted `metres` (0.02–0.05) straight up in `seconds` (0.3–0.8) and held there for `hold`:
-    /// the vertical load rises (peak `metres`·2π/T² above gravity, 0.1–0.2 g) then falls.
-    public mutating func straightLift(metres: Double, seconds: Double, hold: Double) {
-        let peak = metres * 2 * Double.pi / (seconds * seconds) / 9.81
+    /// The counter shaken by a door slam or a bag set down on it: the kiosk rings with the
+    /// counter and ends where it was — a displacement `X·(1 − e^(−t/τr))·e^(−t/τ)·sin ωt` that
+    /// starts and ends at rest, differentiated twice — peaking at `peak` g (0.5–1.5), at `ringHz`
+    /// (6–40), dying in `decay` s.
+    public mutating func counterShock(peak: Double, ringHz: Double, decay: Double) {
+        let w = 2 * Double.pi * ringHz
+        let rise = 0.25 / ringHz
+        let axis = V3(0.4 * rng.normal(), 0.4 * rng.normal(), 1).unit
+        func x(_ t: Double) -> Double { t <= 0 ? 0 : (1 - exp(-t / rise)) * exp(-t / decay) * sin(w * t) }
+        func a(_ t: Double) -> Double { (x(t + dt) - 2 * x(t) + x(t - dt)) / (dt * dt) }
+        let n = steps(max(6 * decay, 0.3))
+        var biggest = 1e-12
+        for i in 0..<n { biggest = max(biggest, abs(a(Double(i) * dt))) }
+        let scale = peak * 9.81 / biggest
+        for i in 0..<n { advance(a: axis * (scale * a(Double(i) * dt) / 9.81), w: .zero) }
+    }
+
+    /// Lifted `metres` (0.02–0.05) straight up, the vertical load rising by `peak` g (0.1–0.2)
+    /// then falling as it stops, and held there for `hold`.
+    public mutating func straightLift(metres: Double, peak: Double, hold: Double) {
+        // a = P·sin(2πt/T) over T moves the kiosk P·g·T²/(2π): T from the height.
+        let seconds = (metres * 2 * Double.pi / (peak * 9.81)).squareRoot()
         for i in 0..<steps(seconds) {
             let t = Double(i) * dt
             advance(a: V3(0, 0, peak * sin(2 * .pi * t / seconds)), w: .zero)

@@ -146,7 +146,7 @@ extension JoltCLI {
             examples: ["jolt output buzzer --beep 3", "jolt output buzzer --pulse 500 --board boards/kiosk-alarm.json", "sudo -u jolt jolt output buzzer --off"]),
         CommandHelp(
             name: "eval", summary: "score every algorithm on the labelled corpus and the real recordings",
-            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--accel-only] [--config FILE] [--sensitivity LEVEL]",
+            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--accel-only] [--config FILE] [--sensitivity LEVEL]\n       jolt eval --tamper [--rate HZ] [--shop-minutes M]",
             details: """
                 Runs Jolt's default detectors and the phone algorithms (threshold, lowpass, planar, window;
                 the phone and Android flip rules) over every trace and prints one table: shake recall and
@@ -155,6 +155,11 @@ extension JoltCLI {
                 CORPUS is folders or files; by default Tests/Corpus/test and Tests/Data/wrist-imu.
                 --rate generates the corpus in memory at that rate instead of reading its files.
                 --gate exits 1 when the default misses a target.
+                --tamper scores the tamper rules instead, on the kiosk corpus made in memory at 25, 50,
+                100, 200 and 400 Hz (or --rate), with and without a gyroscope: slides, straight lifts,
+                lifts and carries, slow tilts and tip-overs, and M minutes (default 12) of shop life each
+                (taps, leaning, door slams, the building's vibration, drifting offsets): Jolt's detector,
+                the ADXL345's activity interrupt, a tilt-past-10° rule and a draft (moved*).
                 """,
             options: [
                 ("--json", "the same figures as one JSON object"),
@@ -165,8 +170,10 @@ extension JoltCLI {
                 ("--accel-only", "drop the gyroscope readings, as an ADXL345 board sees the world"),
                 ("--config FILE", "detection settings from a board profile"),
                 ("--sensitivity LEVEL", "preset: low, medium, high"),
+                ("--tamper", "the tamper rules on the kiosk corpus, by theft and rate"),
+                ("--shop-minutes M", "with --tamper: minutes of shop life per rate and chip (default 12)"),
             ],
-            examples: ["jolt eval", "jolt eval --rate 400 Tests/Data/wrist-imu", "jolt eval --json --gate"]),
+            examples: ["jolt eval", "jolt eval --rate 400 Tests/Data/wrist-imu", "jolt eval --json --gate", "jolt eval --tamper --rate 100"]),
         CommandHelp(
             name: "soak", summary: "live a day (or a month) of a kiosk on the simulated board, faults and all, in minutes",
             usage: "jolt soak [--hours H] [--seed N] [--rate HZ] [--chip NAME] [--no-fifo] [--json]",

@@ -1,0 +1,65 @@
+import Foundation
+import JoltCorpus
+import JoltCore
+import JoltMotion
+import JoltTestSupport
+import Testing
+
+/// The kiosk corpus's motions are physics: a theft moves the kiosk and leaves it still, a shock
+/// or a tap leaves it where it was. Checked by integrating what a noiseless, level chip reads.
+@Suite("The kiosk corpus: thefts and shop life, and the tamper rules scored on them")
+struct KioskTests {
+    /// Velocity and displacement (m/s, m) along world z from a level scene's samples.
+    func integrateZ(_ samples: [Sample], rate: Double) -> (v: Double, x: Double, maxX: Double) {
+        var v = 0.0, x = 0.0, maxX = 0.0
+        for s in samples {
+            v += (Double(s.accel.z) - 1000) / 1000 * 9.81 / rate
+            x += v / rate
+            maxX = max(maxX, abs(x))
+        }
+        return (v, x, maxX)
+    }
+
+    func level(_ rate: Double = 1000) -> Scene {
+        var sc = Scene(rate: rate, seed: 5, range: 16)
+        sc.noise = 0
+        sc.rest(0.5)
+        return sc
+    }
+
+    @Test("a straight lift raises the kiosk by its height and stops it; a counter shock and a tap leave it where it was")
+    func physics() {
+        var lift = level()
+        lift.straightLift(metres: 0.04, peak: 0.15, hold: 0)
+        let l = integrateZ(lift.samples, rate: 1000)
+        #expect(abs(l.x - 0.04) < 0.004 && abs(l.v) < 0.01, "lifted \(l.x) m, still moving at \(l.v) m/s")
+
+        var shock = level()
+        shock.counterShock(peak: 1.5, ringHz: 8, decay: 0.15)
+        shock.rest(0.3)
+        let s = integrateZ(shock.samples, rate: 1000)
+        #expect(abs(s.v) < 0.01 && abs(s.x) < 0.002, "after the shock: \(s.v) m/s, \(s.x) m")
+        #expect(s.maxX > 0.0005, "it did ring: \(s.maxX) m")
+
+        var tap = level()
+        tap.taps(seconds: 3, screenNormal: V3(0, 0, 1))
+        let t = integrateZ(tap.samples, rate: 1000)
+        #expect(abs(t.v) < 0.01, "taps leave no speed: \(t.v) m/s")
+    }
+
+    @Test("jolt eval --tamper: every rule on every theft; the draft catches slides and straight lifts that today's detector misses")
+    func table() throws {
+        let r = joltBinary(["eval", "--tamper", "--rate", "100", "--shop-minutes", "2"])
+        #expect(r.code == 0, "\(r.error)")
+        let rows = r.out.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        func row(_ chip: String, _ rule: String) -> [String]? { rows.first { $0.count > 3 && $0[1] == chip && $0[2] == rule } }
+        for chip in ["gyro", "accel"] {
+            let jolt = try #require(row(chip, "jolt")), draft = try #require(row(chip, "moved*"))
+            #expect(row(chip, "activity") != nil && rows.contains { $0.count > 4 && $0[1] == chip && $0[2] == "tilt" })
+            // Columns: rate, chip, rule, slide, lift, carry, tilt, tip-over, all, p50, p95, false.
+            #expect(Double(jolt[3].dropLast())! < 50 && Double(jolt[4].dropLast())! < 50, "today: \(jolt)")
+            #expect(Double(draft[3].dropLast())! >= 90 && Double(draft[4].dropLast())! >= 90, "draft: \(draft)")
+            #expect(jolt[5] == "100%" && jolt[6] == "100%" && jolt[7] == "100%", "carries, tilts, tip-overs: \(jolt)")
+        }
+    }
+}
