@@ -77,8 +77,8 @@ struct Biquad: Sendable {
 /// device at rest face up reads +1 g on z). The gyroscope reads the angular velocity in device
 /// axes, °/s.
 public struct Scene: Sendable {
-    /// Internal simulation rate, Hz.
-    public static let physicsRate = 2000.0
+    /// Internal simulation rate, Hz: 2 kHz unless an output rate needs more (800 Hz: 4 kHz).
+    public let physicsRate: Double
     /// Output data rate, Hz (must divide 2000).
     public let rate: Double
     let decimation: Int
@@ -101,18 +101,22 @@ public struct Scene: Sendable {
 
     public init(rate: Double, seed: UInt64, range: Double = 8) {
         self.rate = rate
-        decimation = max(Int((Self.physicsRate / rate).rounded()), 1)
+        // The simulation runs at a whole multiple of the output rate: 2 kHz, or 4 kHz for rates
+        // that do not divide 2 kHz (800 Hz).
+        let physics = 2000.0.truncatingRemainder(dividingBy: rate) == 0 ? 2000.0 : 4000.0
+        physicsRate = physics
+        decimation = max(Int((physics / rate).rounded()), 1)
         self.range = range
         rng = SplitMix64(seed: seed)
         // Bandwidth as the MPU6050's DLPF would be chosen: the widest below half the rate.
         let bw = [184.0, 94, 44, 21, 10, 5].first { $0 <= rate / 2 } ?? 5
-        filters = (0..<6).map { _ in Biquad(cutoff: bw, rate: Self.physicsRate) }
+        filters = (0..<6).map { _ in Biquad(cutoff: bw, rate: physics) }
     }
 
     /// Time now, s.
-    public var time: Double { Double(step) / Self.physicsRate }
+    public var time: Double { Double(step) / physicsRate }
     /// The physics time step, s.
-    public var dt: Double { 1 / Self.physicsRate }
+    public var dt: Double { 1 / physicsRate }
 
     /// Advances one physics step with world acceleration `a` (g, gravity excluded) and device
     /// angular velocity `w` (rad/s, device axes); the orientation turns by `w·dt`.
@@ -138,7 +142,7 @@ public struct Scene: Sendable {
     }
 
     /// Steps for `seconds`.
-    public func steps(_ seconds: Double) -> Int { max(Int((seconds * Self.physicsRate).rounded()), 0) }
+    public func steps(_ seconds: Double) -> Int { max(Int((seconds * physicsRate).rounded()), 0) }
 
     /// Lies still on a table.
     public mutating func rest(_ seconds: Double) {

@@ -297,7 +297,7 @@ public enum JoltCLI {
         if a.flag("--tamper") {
             let minutes = try a.fixed("--shop-minutes", places: 1, range: 1...60_000, unit: "min").map { Double($0) / 10 } ?? 12
             let given = try a.fixed("--rate", places: 3, range: 12_500...1_000_000, unit: "Hz")
-            let rate: [Double] = given.map { [Double($0) / 1000] } ?? [25, 50, 100, 200, 400]
+            let rate: [Double] = given.map { [Double($0) / 1000] } ?? [25, 50, 100, 200, 400, 800]
             out.write(TamperEval.table(TamperEval.run(rates: rate, thefts: 20, shopMinutes: minutes, seed: 2026)))
             return
         }

@@ -156,7 +156,7 @@ extension JoltCLI {
                 --rate generates the corpus in memory at that rate instead of reading its files.
                 --gate exits 1 when the default misses a target.
                 --tamper scores the tamper rules instead, on the kiosk corpus made in memory at 25, 50,
-                100, 200 and 400 Hz (or --rate), with and without a gyroscope: slides, straight lifts,
+                100, 200, 400 and 800 Hz (or --rate), with and without a gyroscope: slides, straight lifts,
                 lifts and carries, slow tilts and tip-overs, and M minutes (default 12) of shop life each
                 (taps, leaning, door slams, the building's vibration, drifting offsets): Jolt's detector,
                 the ADXL345's activity interrupt, a tilt-past-10° rule and a draft (moved*).
