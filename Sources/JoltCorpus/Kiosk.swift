@@ -140,78 +140,9 @@ public enum TamperAlgorithm: String, CaseIterable, Sendable {
     /// Tilted past 10° from the armed orientation.
     case tilt10 = "tilt 10°"
     /// A draft of a detector that tells a slide from a tap by what the kiosk does: a velocity
-    /// estimate that keeps its direction (`MovedDraft`), or a tilt past 10°. Scored here only;
-    /// the alarm does not run it.
+    /// that keeps its direction (`MoveTamper`, in the core), or a tilt past 10°. Scored here
+    /// only; the alarm does not run it yet.
     case movedDraft = "moved*"
-}
-
-/// A draft tamper rule, in floating point, scored beside the others to show where a detector
-/// that uses the physics of a theft gets: the acceleration past a dead zone around a slowly
-/// tracked baseline is integrated into a leaky velocity (τ 0.5 s); a velocity past 20 mm/s that
-/// keeps its direction for 120 ms is a kiosk that moved (a tap's velocity returns to zero within
-/// its few tens of milliseconds; a ring reverses every half-cycle). A jolt past 0.45 g, or a
-/// ring (two reversals within 250 ms), resets it: a slam rings, a theft pushes. Or tilted past
-/// 10° from where it was armed.
-public struct MovedDraft {
-    let dt: Double
-    var base = (0.0, 0.0, 0.0)
-    var v = (0.0, 0.0, 0.0)
-    var dir = (0.0, 0.0, 0.0)
-    var since: Int64?
-    var shockUntil: Int64 = .min
-    var lastSign = (0, 0, 0)
-    var lastReversal: Int64 = -1_000_000_000_000
-    var started = false
-    static let deadZone = 25.0, speed = 20.0, holdMicros: Int64 = 120_000, tau = 0.5, baselineTau = 20.0
-    static let shock = 450.0, ringMicros: Int64 = 250_000
-
-    public init(rate: Double) { dt = 1 / rate }
-
-    /// Feeds one sample (after arming); whether the kiosk has moved.
-    public mutating func update(_ s: Sample) -> Bool {
-        let a = (Double(s.accel.x), Double(s.accel.y), Double(s.accel.z))
-        if !started { base = a; started = true }
-        let e = (a.0 - base.0, a.1 - base.1, a.2 - base.2)
-        let kb = dt / Self.baselineTau
-        base = (base.0 + e.0 * kb, base.1 + e.1 * kb, base.2 + e.2 * kb)
-        if Swift.max(abs(e.0), abs(e.1), abs(e.2)) > Self.shock { shockUntil = s.t + Self.ringMicros }
-        if reversed(e) {
-            if s.t - lastReversal < Self.ringMicros { shockUntil = s.t + Self.ringMicros }
-            lastReversal = s.t
-        }
-        if s.t < shockUntil {
-            v = (0, 0, 0)
-            since = nil
-            return false
-        }
-        func dz(_ x: Double) -> Double { x > Self.deadZone ? x - Self.deadZone : (x < -Self.deadZone ? x + Self.deadZone : 0) }
-        let k = dt / Self.tau
-        // mm/s: mg × 9.81 mm/s² per mg.
-        v = (v.0 + dz(e.0) * 9.81 * dt - v.0 * k, v.1 + dz(e.1) * 9.81 * dt - v.1 * k, v.2 + dz(e.2) * 9.81 * dt - v.2 * k)
-        guard (v.0 * v.0 + v.1 * v.1 + v.2 * v.2).squareRoot() > Self.speed else {
-            since = nil
-            return false
-        }
-        if since == nil || v.0 * dir.0 + v.1 * dir.1 + v.2 * dir.2 <= 0 {
-            since = s.t
-            dir = v
-        }
-        return s.t - since! >= Self.holdMicros
-    }
-
-    /// Whether an axis's reading crossed from past the dead zone on one side to the other.
-    mutating func reversed(_ e: (Double, Double, Double)) -> Bool {
-        func sign(_ x: Double) -> Int { x > Self.deadZone ? 1 : (x < -Self.deadZone ? -1 : 0) }
-        let now = [sign(e.0), sign(e.1), sign(e.2)]
-        var last = [lastSign.0, lastSign.1, lastSign.2]
-        var flipped = false
-        for i in 0..<3 where now[i] != 0 {
-            if last[i] == -now[i] { flipped = true }
-            last[i] = now[i]
-        }
-        lastSign = (last[0], last[1], last[2])
-        return flipped
-    }
 }
 
 /// Recall, latency and false tampers, by scenario.
@@ -274,7 +205,7 @@ public enum TamperEvaluator {
         var jolt = Tamper(settings: settings.tamper)
         var activity = ActivityTamper()
         var tilt = TiltTamper()
-        var draft = MovedDraft(rate: 1e6 / Double(settings.periodMicros))
+        var draft = MoveTamper(periodMicros: settings.periodMicros)
         var armed = false
         var out: [Int64] = []
         for s in c.samples {
@@ -284,6 +215,7 @@ public enum TamperEvaluator {
                 jolt.arm(gravity: gv)
                 activity.arm()
                 tilt.arm(gravity: gv)
+                draft.arm()
             }
             guard armed else { continue }
             let fired: Bool

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import JoltCore
 import Testing
 
@@ -28,5 +31,45 @@ struct TamperBaselineTests {
         #expect(t.tilted(Vec3(191, 0, 982)))
         #expect(t.tilted(Vec3(0, 0, -1000)), "upside down")
         #expect(!t.tilted(Vec3(0, 0, 1300)), "heavier, not tilted")
+    }
+}
+
+@Suite("The draft tamper rule: a kiosk that moves, not one that is tapped or rung")
+struct MoveTamperTests {
+    /// 100 Hz readings of a level kiosk plus `extra` (mg, world = chip axes) at each time, s.
+    func run(seconds: Double, _ extra: (Double) -> (Double, Double, Double)) -> [Int64] {
+        var m = MoveTamper(periodMicros: 10_000)
+        m.arm()
+        var fired: [Int64] = []
+        for i in 0..<Int(seconds * 100) {
+            let t = Double(i) / 100
+            let e = t < 1 ? (0, 0, 0) : extra(t - 1)
+            let s = Sample(t: Int64(i) * 10_000, accel: Vec3(Int32(e.0.rounded()), Int32(e.1.rounded()), Int32((1000 + e.2).rounded())))
+            if m.update(s) { fired.append(s.t) }
+        }
+        return fired
+    }
+
+    @Test("a slide's push (0.15 g for 0.2 s, then a gentle stop) fires within 0.4 s; a straight lift too")
+    func moves() throws {
+        let slide = run(seconds: 4) { t in (t < 0.2 ? 150 * sin(.pi * t / 0.2) : (t < 1 ? -20 : 0), 0, 0) }
+        let first = try #require(slide.first)
+        #expect(first >= 1_000_000 && first <= 1_400_000, "fired at \(first) µs")
+        let lift = run(seconds: 4) { t in (0, 0, t < 0.4 ? 150 * sin(2 * .pi * t / 0.4) : 0) }
+        #expect(lift.first.map { $0 <= 1_400_000 } == true, "\(lift)")
+    }
+
+    @Test("taps, a ringing counter, a lean and drift do not fire")
+    func stays() {
+        // Taps: 0.5 g in and back over 20 ms, three a second, for 5 s.
+        #expect(run(seconds: 7) { t in
+            let p = t.truncatingRemainder(dividingBy: 0.33)
+            return (0, p < 0.02 ? 500 * sin(2 * .pi * p / 0.02) : 0, 0)
+        }.isEmpty)
+        // A ring: 1 g at 8 Hz dying in 0.15 s.
+        #expect(run(seconds: 4) { t in (0, 0, 1000 * exp(-t / 0.15) * sin(2 * .pi * 8 * t)) }.isEmpty)
+        // Leaning: 1° (17 mg sideways) for 5 s; drift: 10 mg over a minute.
+        #expect(run(seconds: 7) { t in (t < 5 ? 17 : 0, 0, 0) }.isEmpty)
+        #expect(run(seconds: 61) { t in (10 * t / 60, 0, 0) }.isEmpty)
     }
 }
