@@ -96,26 +96,33 @@ public struct Tamper: Sendable {
         if bucketEnd <= t { bucketEnd = t + Tamper.bucketMicros }   // after a gap
         if lastFired != .min && t - lastFired < holdoff { return false }
         var fired = moving >= motionBuckets
-        if !fired {
-            // With every component within ±16383 mg (any chip's range up to ±16 g), dot² and
-            // |g|²·|r|² stay below 9·2^56 < 2^63; cos² is Q30, and dropping 15 bits from each
-            // factor keeps |g|²·|r|²·cos²θ below 2^63 too. Larger readings (a trace may hold up to
-            // 1000 g) are scaled down together first: the angle is the same, nothing can trap.
-            var gv = g, rv = reference, r2 = reference2
-            let big = Swift.max(Tamper.magnitude(g), Tamper.magnitude(reference))
-            if big > 16_383 {
-                var k: Int32 = 1
-                while big >> Int64(k) > 16_383 { k += 1 }
-                gv = Vec3(g.x >> k, g.y >> k, g.z >> k)
-                rv = Vec3(reference.x >> k, reference.y >> k, reference.z >> k)
-                r2 = rv.lengthSquared
-            }
-            let dot = gv.dot(rv)
-            let rhs = ((gv.lengthSquared * r2) >> 15) * (cos2Q30 >> 15)
-            fired = dot < 0 || dot * dot < rhs
-        }
+        if !fired { fired = Tamper.tilted(g, from: reference, reference2: reference2, cos2Q30: cos2Q30) }
         if fired { lastFired = t }
         return fired
+    }
+
+    /// Whether `g` has turned from `reference` (whose squared length is `reference2`) by more than
+    /// the angle whose squared cosine is `cos2Q30` (Q30), or past 90°: `dot² < cos²θ·|g|²·|r|²` or
+    /// `dot < 0`, in integers.
+    ///
+    /// With every component within ±16383 mg (any chip's range up to ±16 g), dot² and |g|²·|r|²
+    /// stay below 9·2^56 < 2^63; dropping 15 bits from each factor keeps |g|²·|r|²·cos²θ below 2^63
+    /// too. Larger readings (a trace may hold up to 1000 g) are scaled down together first: the
+    /// angle is the same, nothing can trap.
+    @inlinable @inline(__always)
+    public static func tilted(_ g: Vec3, from reference: Vec3, reference2: Int64, cos2Q30: Int64) -> Bool {
+        var gv = g, rv = reference, r2 = reference2
+        let big = Swift.max(magnitude(g), magnitude(reference))
+        if big > 16_383 {
+            var k: Int32 = 1
+            while big >> Int64(k) > 16_383 { k += 1 }
+            gv = Vec3(g.x >> k, g.y >> k, g.z >> k)
+            rv = Vec3(reference.x >> k, reference.y >> k, reference.z >> k)
+            r2 = rv.lengthSquared
+        }
+        let dot = gv.dot(rv)
+        let rhs = ((gv.lengthSquared * r2) >> 15) * (cos2Q30 >> 15)
+        return dot < 0 || dot * dot < rhs
     }
 
     /// The largest absolute component, mg.

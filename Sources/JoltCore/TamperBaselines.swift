@@ -35,6 +35,7 @@ public struct ActivityTamper: Sendable {
 /// nothing else.
 public struct TiltTamper: Sendable {
     @usableFromInline var reference = Vec3.zero
+    @usableFromInline var reference2: Int64 = 0
     @usableFromInline var armed = false
     @usableFromInline let cos2Q30: Int64
 
@@ -46,14 +47,12 @@ public struct TiltTamper: Sendable {
     public mutating func arm(gravity: Vec3) {
         armed = true
         reference = gravity
+        reference2 = gravity.lengthSquared
     }
 
     /// Whether `gravity` (mg) is tilted past the angle from the armed reference.
     @inlinable
     public func tilted(_ gravity: Vec3) -> Bool {
-        guard armed else { return false }
-        let dot = gravity.dot(reference)
-        let rhs = ((gravity.lengthSquared * reference.lengthSquared) >> 15) * (cos2Q30 >> 15)
-        return dot < 0 || dot * dot < rhs
+        armed && Tamper.tilted(gravity, from: reference, reference2: reference2, cos2Q30: cos2Q30)
     }
 }

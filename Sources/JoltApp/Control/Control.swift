@@ -296,6 +296,6 @@ enum ControlReply {
         return r.text
     }
 
-    /// Whether a reply says the request was done.
-    static func isOK(_ reply: String) -> Bool { reply.hasPrefix(JSON.members([("ok", true)]).text.dropLast()) }
+    /// Whether a reply says the request was done (every reply starts with its "ok" member).
+    static func isOK(_ reply: String) -> Bool { reply.hasPrefix(#"{"ok":true"#) }
 }
