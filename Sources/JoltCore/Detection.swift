@@ -227,7 +227,7 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
             periodMicros: settings.periodMicros, gyro: settings.gyro)
         shake = Shake(settings)
         flip = Flip(settings)
-        tamper = Tamper(settings: settings.tamper)
+        tamper = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros)
     }
 
     @inlinable
@@ -237,7 +237,7 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
         var e = Events()
         if let p = shake.update(s, gravity: g, dynamic: d) { e.formUnion(.shake(p)) }
         if let f = flip.update(s, gravity: g) { e.formUnion(.flip(f)) }
-        if tamper.update(s, gravity: g, dynamic: d) { e.formUnion(.tamper) }
+        if tamper.update(s, gravity: g) { e.formUnion(.tamper) }
         return e
     }
 

@@ -138,26 +138,26 @@ public struct FlipSettings: Equatable, Sendable {
 public struct TamperSettings: Equatable, Sendable {
     /// Tilt from the orientation captured when armed that counts as tamper, degrees × 10.
     public var tiltDeci: Int32
-    /// Dynamic acceleration that counts as motion, mg.
-    public var motionMilliG: Int32
-    /// Motion for at least this long within the last second counts as tamper, ms.
-    public var motionMillis: Int32
+    /// The speed that counts as the kiosk moving, mm/s.
+    public var moveSpeedMMs: Int32
+    /// How long the kiosk must keep moving one way, ms.
+    public var moveMillis: Int32
     /// After a tamper event, the next one is held off this long, ms.
     public var holdoffMillis: Int32
 
-    public init(tiltDeci: Int32, motionMilliG: Int32, motionMillis: Int32, holdoffMillis: Int32) {
+    public init(tiltDeci: Int32, moveSpeedMMs: Int32, moveMillis: Int32, holdoffMillis: Int32) {
         self.tiltDeci = tiltDeci
-        self.motionMilliG = motionMilliG
-        self.motionMillis = motionMillis
+        self.moveSpeedMMs = moveSpeedMMs
+        self.moveMillis = moveMillis
         self.holdoffMillis = holdoffMillis
     }
 
     /// The preset for a sensitivity.
     public static func preset(_ s: Sensitivity) -> TamperSettings {
         switch s {
-        case .low: return TamperSettings(tiltDeci: 200, motionMilliG: 200, motionMillis: 500, holdoffMillis: 2000)
-        case .medium: return TamperSettings(tiltDeci: 100, motionMilliG: 120, motionMillis: 300, holdoffMillis: 2000)
-        case .high: return TamperSettings(tiltDeci: 50, motionMilliG: 80, motionMillis: 200, holdoffMillis: 2000)
+        case .low: return TamperSettings(tiltDeci: 200, moveSpeedMMs: 30, moveMillis: 200, holdoffMillis: 2000)
+        case .medium: return TamperSettings(tiltDeci: 100, moveSpeedMMs: 20, moveMillis: 120, holdoffMillis: 2000)
+        case .high: return TamperSettings(tiltDeci: 50, moveSpeedMMs: 15, moveMillis: 100, holdoffMillis: 2000)
         }
     }
 }

@@ -1,47 +1,35 @@
-/// The tamper detector, for the alarm: once armed, it fires when the device tilts away from the
-/// orientation it had when armed, or keeps moving.
+/// The tamper detector, for the alarm: once armed, it fires when the kiosk moves or tilts away
+/// from the orientation it had when armed.
 ///
+/// - Moved: `Movement` integrates the acceleration into a velocity and fires when the kiosk
+///   keeps going one way (a slide across the counter, a lift, a carry), not when it is tapped,
+///   leaned on or rung by a slammed door.
 /// - Tilt: the angle between the gravity estimate and the reference captured by `arm` exceeds
 ///   `tilt` (compared as cosines, in integers: `dot² < cos²θ·|g|²·|r|²` or `dot < 0`).
-/// - Motion: time is cut into 20 ms buckets; a bucket is *moving* when any sample in it had a
-///   dynamic acceleration (gravity removed) past `motion` on some axis. A moving-time meter rises
-///   by one bucket for each moving bucket and leaks by 1/50 of itself for each bucket (so a steady
-///   fraction f of moving buckets settles at 50·f): tamper when it reaches `motionMillis` worth of
-///   buckets — 300 ms of motion in the last second or so. A knock on the table rings for a few
-///   tens of milliseconds; someone leaning on it tilts it a degree or two; a lift or a carry moves
-///   it for much longer.
 ///
-/// Both checks run once per bucket, so the per-sample cost is a comparison or two.
+/// Time is cut into 20 ms buckets: a bucket in which the kiosk was moving, or that ends tilted,
+/// fires, at most once per `holdoff`.
 public struct Tamper: Sendable {
-    /// Length of a motion bucket, µs.
+    /// Length of a bucket, µs.
     public static let bucketMicros: Int64 = 20_000
 
     @usableFromInline let cos2Q30: Int64
-    @usableFromInline let motion: Int32
-    @usableFromInline let motionBuckets: Int32
     @usableFromInline let holdoff: Int64
+    @usableFromInline var movement: Movement
 
     @usableFromInline var armed = false
     @usableFromInline var reference = Vec3.zero
     @usableFromInline var reference2: Int64 = 0
-    /// Moving time, in buckets × 256 (Q8), leaking 1/64 per bucket.
-    @usableFromInline var moving: Int32 = 0
     @usableFromInline var bucketEnd: Int64 = .min
-    @usableFromInline var bucketMoving = false
+    @usableFromInline var bucketMoved = false
     @usableFromInline var lastFired: Int64 = .min
 
-    /// A detector with `settings`.
-    public init(settings s: TamperSettings) {
+    /// A detector with `settings`, for samples every `periodMicros`.
+    public init(settings s: TamperSettings, periodMicros: Int64) {
         let c = Int64(Trig.cosQ15(deciDegrees: s.tiltDeci))
         cos2Q30 = c * c
-        motion = s.motionMilliG
-        // The meter after n moving buckets in a row: 256·Σ(63/64)^k ≈ 256·n·(1 − n/128); this is
-        // the level that `motionMillis` of continuous motion reaches.
-        let n = Int32((Int64(s.motionMillis) * Units.microsPerMilli + Tamper.bucketMicros - 1) / Tamper.bucketMicros)
-        var level: Int32 = 0
-        for _ in 0..<n { level = level - (level >> 6) + 256 }
-        motionBuckets = level
         holdoff = Int64(s.holdoffMillis) * Units.microsPerMilli
+        movement = Movement(periodMicros: periodMicros, speedMMs: s.moveSpeedMMs, holdMillis: s.moveMillis)
     }
 
     /// Whether the detector is armed.
@@ -50,14 +38,15 @@ public struct Tamper: Sendable {
     /// The orientation it was armed at (gravity, mg), when armed.
     public var armedReference: Vec3? { armed ? reference : nil }
 
-    /// Arms the detector: `gravity` (mg) becomes the reference orientation.
+    /// Arms the detector: `gravity` (mg) becomes the reference orientation, and the next reading
+    /// the baseline of the movement.
     public mutating func arm(gravity: Vec3) {
         armed = true
         reference = gravity
         reference2 = gravity.lengthSquared
-        moving = 0
+        movement.restart()
         bucketEnd = .min
-        bucketMoving = false
+        bucketMoved = false
         lastFired = .min
     }
 
@@ -66,20 +55,13 @@ public struct Tamper: Sendable {
         armed = false
     }
 
-    /// Feeds one sample; `gravity` is the current gravity estimate and `dynamic` the
-    /// acceleration minus it, mg.
+    /// Feeds one sample; `gravity` is the current gravity estimate, mg.
     @inlinable @inline(__always)
-    public mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> Bool {
+    public mutating func update(_ s: Sample, gravity: Vec3) -> Bool {
         guard armed else { return false }
-        if !dynamic.within(motion) { bucketMoving = true }
+        if movement.update(s) { bucketMoved = true }
         if s.t < bucketEnd { return false }
         return closeBucket(s.t, gravity)
-    }
-
-    /// Feeds one sample; `gravity` is the current gravity estimate in mg.
-    @inlinable
-    public mutating func update(_ s: Sample, gravity: Vec3) -> Bool {
-        update(s, gravity: gravity, dynamic: s.accel - gravity)
     }
 
     @usableFromInline
@@ -88,15 +70,12 @@ public struct Tamper: Sendable {
             bucketEnd = t + Tamper.bucketMicros
             return false
         }
-        // Leak 1/64, then add a bucket (256 in Q8) if this one moved: the meter settles at 64·f
-        // buckets for a steady fraction f of moving buckets.
-        moving = moving &- (moving >> 6) &+ (bucketMoving ? 256 : 0)
-        bucketMoving = false
+        let moved = bucketMoved
+        bucketMoved = false
         bucketEnd += Tamper.bucketMicros
         if bucketEnd <= t { bucketEnd = t + Tamper.bucketMicros }   // after a gap
         if lastFired != .min && t - lastFired < holdoff { return false }
-        var fired = moving >= motionBuckets
-        if !fired { fired = Tamper.tilted(g, from: reference, reference2: reference2, cos2Q30: cos2Q30) }
+        let fired = moved || Tamper.tilted(g, from: reference, reference2: reference2, cos2Q30: cos2Q30)
         if fired { lastFired = t }
         return fired
     }
@@ -132,8 +111,8 @@ public struct Tamper: Sendable {
 
     /// Forgets motion history (a gap in the data); stays armed with the same reference.
     public mutating func reset() {
-        moving = 0
+        movement.restart()
         bucketEnd = .min
-        bucketMoving = false
+        bucketMoved = false
     }
 }

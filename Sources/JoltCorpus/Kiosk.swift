@@ -139,10 +139,6 @@ public enum TamperAlgorithm: String, CaseIterable, Sendable {
     case activity
     /// Tilted past 10° from the armed orientation.
     case tilt10 = "tilt 10°"
-    /// A draft of a detector that tells a slide from a tap by what the kiosk does: a velocity
-    /// that keeps its direction (`MoveTamper`, in the core), or a tilt past 10°. Scored here
-    /// only; the alarm does not run it yet.
-    case movedDraft = "moved*"
 }
 
 /// Recall, latency and false tampers, by scenario.
@@ -202,10 +198,9 @@ public enum TamperEvaluator {
     /// When the rule fired, µs, after arming (at most once every 2 s).
     static func firings(_ alg: TamperAlgorithm, _ c: KioskCase, settings: DetectionSettings) -> [Int64] {
         var g = GravityFilter(tauMicros: Int64(settings.gravityTauMillis) * 1000, periodMicros: settings.periodMicros, gyro: settings.gyro)
-        var jolt = Tamper(settings: settings.tamper)
+        var jolt = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros)
         var activity = ActivityTamper()
         var tilt = TiltTamper()
-        var draft = MoveTamper(periodMicros: settings.periodMicros)
         var armed = false
         var out: [Int64] = []
         for s in c.samples {
@@ -215,15 +210,13 @@ public enum TamperEvaluator {
                 jolt.arm(gravity: gv)
                 activity.arm()
                 tilt.arm(gravity: gv)
-                draft.arm()
             }
             guard armed else { continue }
             let fired: Bool
             switch alg {
-            case .jolt: fired = jolt.update(s, gravity: gv, dynamic: s.accel - gv)
+            case .jolt: fired = jolt.update(s, gravity: gv)
             case .activity: fired = activity.update(s)
             case .tilt10: fired = tilt.tilted(gv)
-            case .movedDraft: fired = draft.update(s) || tilt.tilted(gv)
             }
             if fired, out.last.map({ s.t - $0 >= 2_000_000 }) ?? true { out.append(s.t) }
         }

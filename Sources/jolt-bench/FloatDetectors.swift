@@ -216,61 +216,6 @@ struct FloatFlip {
     }
 }
 
-struct FloatTamper {
-    let cos2: Double, motion: Double
-    let motionLevel: Double, holdoff: Int64
-    var armed = false
-    var reference = (0.0, 0.0, 1.0)
-    var moving = 0.0   // moving time, buckets, leaking 1/64 per bucket
-    var bucketEnd: Int64 = .min
-    var bucketMoving = false
-    var lastFired: Int64 = .min
-
-    init(_ s: DetectionSettings) {
-        let c = cos(Double(s.tamper.tiltDeci) / 10 * .pi / 180)
-        cos2 = c * c
-        motion = Double(s.tamper.motionMilliG) / 1000
-        let n = Int((Int64(s.tamper.motionMillis) * 1000 + 19_999) / 20_000)
-        var level = 0.0
-        for _ in 0..<n { level = level - level / 64 + 1 }
-        motionLevel = level
-        holdoff = Int64(s.tamper.holdoffMillis) * 1000
-    }
-
-    mutating func arm(_ g: (Double, Double, Double)) {
-        armed = true
-        reference = g
-        moving = 0
-        bucketEnd = .min
-        bucketMoving = false
-        lastFired = .min
-    }
-
-    mutating func update(_ t: Int64, _ a: (Double, Double, Double), _ g: (Double, Double, Double)) -> Bool {
-        guard armed else { return false }
-        if max(abs(a.0 - g.0), abs(a.1 - g.1), abs(a.2 - g.2)) > motion { bucketMoving = true }
-        if t < bucketEnd { return false }
-        if bucketEnd == .min {
-            bucketEnd = t + 20_000
-            return false
-        }
-        moving = moving - moving / 64 + (bucketMoving ? 1 : 0)
-        bucketMoving = false
-        bucketEnd += 20_000
-        if bucketEnd <= t { bucketEnd = t + 20_000 }
-        if lastFired != .min && t - lastFired < holdoff { return false }
-        var fired = moving >= motionLevel
-        if !fired {
-            let dot = g.0 * reference.0 + g.1 * reference.1 + g.2 * reference.2
-            let g2 = g.0 * g.0 + g.1 * g.1 + g.2 * g.2
-            let r2 = reference.0 * reference.0 + reference.1 * reference.1 + reference.2 * reference.2
-            fired = dot < 0 || dot * dot < cos2 * g2 * r2
-        }
-        if fired { lastFired = t }
-        return fired
-    }
-}
-
 /// The default detector set in floating point.
 struct FloatDefaultDetectors {
     var gravity: FloatGravity

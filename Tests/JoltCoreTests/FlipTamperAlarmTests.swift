@@ -104,7 +104,7 @@ struct FlipTamperAlarmTests {
         #expect(detect(&phone2, slow.samples).filter { $0.e.contains(.faceDown) }.isEmpty, "too slow for the phone rule")
     }
 
-    @Test("tamper: only when armed; a tilt past the angle or sustained motion fires, a knock or a lean does not")
+    @Test("tamper: only when armed; a tilt past the angle or a kiosk that moves fires, a knock or a lean does not")
     func tamper() {
         func run(_ build: (inout SignalBuilder) -> Void, arm: Bool = true) -> Int {
             var g = SignalBuilder(rate: 100)
@@ -122,7 +122,10 @@ struct FlipTamperAlarmTests {
         #expect(run { $0.rotate(axis: (1, 0, 0), degrees: 20, seconds: 1); $0.rest(1) } >= 1, "tilt 20°")
         #expect(run { $0.rotate(axis: (1, 0, 0), degrees: 20, seconds: 1); $0.rest(1) } >= 1)
         #expect(run({ $0.rotate(axis: (1, 0, 0), degrees: 20, seconds: 1); $0.rest(1) }, arm: false) == 0, "disarmed")
-        #expect(run { $0.rotate(axis: (1, 0, 0), degrees: 2, seconds: 0.5); $0.rest(1) } == 0, "a lean of 2°")
+        // A customer leans a kiosk by under a degree; half again that stays silent. Past about 2°
+        // a held lean reads, to an accelerometer, as the start of a slow tilt, and fires.
+        #expect(run { $0.rotate(axis: (1, 0, 0), degrees: 1.5, seconds: 0.5); $0.rest(3) } == 0, "a lean of 1.5°")
+        #expect(run { $0.rotate(axis: (1, 0, 0), degrees: 3, seconds: 0.5); $0.rest(1) } >= 1, "a tilt of 3° that stays")
         #expect(run { $0.knock(peak: 2); $0.rest(0.5); $0.knock(peak: 1) } == 0, "knocks")
         #expect(run { $0.shake(freq: 2, amp: 0.3, axis: (0, 0, 1), seconds: 1.5) } >= 1, "lifted and carried")
     }

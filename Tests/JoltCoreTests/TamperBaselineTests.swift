@@ -34,12 +34,11 @@ struct TamperBaselineTests {
     }
 }
 
-@Suite("The draft tamper rule: a kiosk that moves, not one that is tapped or rung")
-struct MoveTamperTests {
+@Suite("Movement: a kiosk that moves, not one that is tapped or rung")
+struct MovementTests {
     /// 100 Hz readings of a level kiosk plus `extra` (mg, world = chip axes) at each time, s.
     func run(seconds: Double, _ extra: (Double) -> (Double, Double, Double)) -> [Int64] {
-        var m = MoveTamper(periodMicros: 10_000)
-        m.arm()
+        var m = Movement(periodMicros: 10_000, speedMMs: 20, holdMillis: 120)
         var fired: [Int64] = []
         for i in 0..<Int(seconds * 100) {
             let t = Double(i) / 100
@@ -71,5 +70,34 @@ struct MoveTamperTests {
         // Leaning: 1° (17 mg sideways) for 5 s; drift: 10 mg over a minute.
         #expect(run(seconds: 7) { t in (t < 5 ? 17 : 0, 0, 0) }.isEmpty)
         #expect(run(seconds: 61) { t in (10 * t / 60, 0, 0) }.isEmpty)
+    }
+
+    /// Readings of a level kiosk at 100 Hz, `extra` (mg on x) from 1 s: when it fired and the
+    /// x velocity after each reading, mm/s.
+    func trace(_ extra: (Double) -> Double) -> (fired: Int64?, speeds: [Int64]) {
+        var m = Movement(periodMicros: 10_000, speedMMs: 20, holdMillis: 120)
+        var fired: Int64?, speeds: [Int64] = []
+        for i in 0..<300 {
+            let t = Double(i) / 100
+            let e = t < 1 ? 0 : extra(t - 1)
+            let s = Sample(t: Int64(i) * 10_000, accel: Vec3(Int32(e.rounded()), 0, 1000))
+            if m.update(s) && fired == nil { fired = s.t }
+            speeds.append(m.velocityMMs.x)
+        }
+        return (fired, speeds)
+    }
+
+    @Test("the figure in docs/detection.md: a slide's push keeps its velocity, a tap's is gone in a sample, a ring and a lean leave none")
+    func figure() {
+        let slide = trace { t in t < 0.2 ? 150 * sin(.pi * t / 0.2) : (t < 1 ? -20 : 0) }
+        #expect(slide.speeds[106] >= 20 && slide.speeds[105] < 20, "passes 20 mm/s at +60 ms: \(slide.speeds[100...125])")
+        #expect((110...130).contains(slide.speeds.max()!), "peaks near 120 mm/s")
+        #expect(slide.fired == 1_180_000, "moved 120 ms later, at +180 ms")
+        let tap = trace { t in t < 0.03 ? 500 * sin(2 * .pi * t / 0.03) : 0 }
+        #expect(tap.fired == nil && tap.speeds.max()! <= 45 && tap.speeds[102...].allSatisfy { $0 == 0 }, "\(tap.speeds[100...104])")
+        let ring = trace { t in 1000 * exp(-t / 0.15) * sin(2 * .pi * 8 * t) }
+        #expect(ring.fired == nil && ring.speeds.allSatisfy { $0 == 0 })
+        let lean = trace { t in t < 5 ? 17 : 0 }
+        #expect(lean.fired == nil && lean.speeds.allSatisfy { $0 == 0 })
     }
 }

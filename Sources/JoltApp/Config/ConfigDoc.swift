@@ -30,7 +30,8 @@ enum ConfigDoc {
            "flip": {"algorithm": "jolt", "face_down_angle_deg": 35, "release_angle_deg": 60, "still_g": 0.06,
              "still_rate_dps": 20, "hold_ms": 300, "flip_window_ms": 3000, "release_ms": 100,
              "phone_gravity_z_g": 0.85, "phone_rate_dps": 200},
-           "tamper": {"tilt_deg": 10, "motion_g": 0.12, "motion_ms": 300, "holdoff_ms": 2000}},
+           "tamper": {"tilt_deg": 10, "move_mm_s": 20, "move_ms": 120, "motion_g": 0.12, "motion_ms": 300,
+             "holdoff_ms": 2000}},
          "sim": {"chip": "mpu6050", "motion": "demo", "trace": "t.csv", "loop": false, "at_end": "exit",
            "accel_bias_g": [0, 0, 0], "gyro_bias_dps": [0, 0, 0], "faults": [{"kind": "unplug", "at_s": 5, "for_s": 3}]},
          "outputs": {"NAME": {"line": "GPIO17", "active": "high"}},
@@ -128,8 +129,10 @@ enum ConfigDoc {
             Key(path: "detection.flip.phone_rate_dps", defaultValue: preset { milli($0.phoneFlip.rateMdps) }, meaning: "`phone` rule: the rotation rate that counts as turning."),
             Key(path: "detection.tamper", defaultValue: "", meaning: "The tamper detector of the theft alarm: moved or tilted from where it was armed. It only runs while the alarm is armed."),
             Key(path: "detection.tamper.tilt_deg", defaultValue: preset { deci($0.tamper.tiltDeci) }, meaning: "Tilt from the armed orientation that counts as tamper."),
-            Key(path: "detection.tamper.motion_g", defaultValue: preset { milli($0.tamper.motionMilliG) }, meaning: "Dynamic acceleration that counts as motion."),
-            Key(path: "detection.tamper.motion_ms", defaultValue: preset { "\($0.tamper.motionMillis)" }, meaning: "Motion for at least this long within the last second counts as tamper."),
+            Key(path: "detection.tamper.move_mm_s", defaultValue: preset { "\($0.tamper.moveSpeedMMs)" }, meaning: "The speed, measured by integrating the acceleration, that counts as the kiosk moving (a tap's comes back to zero within tens of milliseconds)."),
+            Key(path: "detection.tamper.move_ms", defaultValue: preset { "\($0.tamper.moveMillis)" }, meaning: "How long the kiosk must keep moving the same way: a slide or a lift does, a ringing counter does not."),
+            Key(path: "detection.tamper.motion_g", defaultValue: "", meaning: "No longer used: the motion meter it set is replaced by `move_mm_s` and `move_ms`. Still checked (0.01 to 16 g), so that older profiles load."),
+            Key(path: "detection.tamper.motion_ms", defaultValue: "", meaning: "No longer used, as `motion_g` (20 to 1000 ms)."),
             Key(path: "detection.tamper.holdoff_ms", defaultValue: preset { "\($0.tamper.holdoffMillis)" }, meaning: "After a tamper event, the next one is held off this long."),
         ]
     }

@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+
+/// The tamper detector in floating point: the same movement (a leaky velocity past a dead zone
+/// around a slow baseline, zeroed by jolts and rings) and the same tilt test, in g and seconds.
+struct FloatMovement {
+    let period: Double, speed: Double, hold: Int64, leak: Double, gain: Double
+    let dead = 0.025, shock = 0.45
+    var started = false
+    var b = (0.0, 0.0, 0.0), v = (0.0, 0.0, 0.0), d = (0.0, 0.0, 0.0)
+    var since: Int64 = .min, quietFrom: Int64 = .min, lastReversal: Int64 = .min
+    var signs: (Int, Int, Int) = (0, 0, 0)
+
+    init(_ s: DetectionSettings) {
+        period = Double(s.periodMicros) / 1e6
+        speed = Double(s.tamper.moveSpeedMMs) / 1000 / 9.80665
+        hold = Int64(s.tamper.moveMillis) * 1000
+        leak = period / 0.5
+        gain = period / 20
+    }
+
+    mutating func restart() {
+        started = false
+        v = (0, 0, 0)
+        since = .min; quietFrom = .min; lastReversal = .min
+        signs = (0, 0, 0)
+    }
+
+    mutating func update(_ t: Int64, _ a: (Double, Double, Double)) -> Bool {
+        if !started { b = a; started = true }
+        let e = (a.0 - b.0, a.1 - b.1, a.2 - b.2)
+        b = (b.0 + (a.0 - b.0) * gain, b.1 + (a.1 - b.1) * gain, b.2 + (a.2 - b.2) * gain)
+        if max(abs(e.0), abs(e.1), abs(e.2)) > shock { quietFrom = t + 250_000 }
+        func sign(_ x: Double) -> Int { x > dead ? 1 : (x < -dead ? -1 : 0) }
+        var flipped = false
+        func follow(_ x: Double, _ last: inout Int) {
+            let n = sign(x)
+            if n != 0 { if last == -n { flipped = true }; last = n }
+        }
+        follow(e.0, &signs.0); follow(e.1, &signs.1); follow(e.2, &signs.2)
+        if flipped {
+            if lastReversal != .min && t - lastReversal < 250_000 { quietFrom = t + 250_000 }
+            lastReversal = t
+        }
+        if quietFrom != .min && t < quietFrom {
+            v = (0, 0, 0)
+            since = .min
+            return false
+        }
+        func past(_ x: Double) -> Double { x > dead ? x - dead : (x < -dead ? x + dead : 0) }
+        v = (v.0 + past(e.0) * period - v.0 * leak, v.1 + past(e.1) * period - v.1 * leak, v.2 + past(e.2) * period - v.2 * leak)
+        guard v.0 * v.0 + v.1 * v.1 + v.2 * v.2 > speed * speed else {
+            since = .min
+            return false
+        }
+        if since == .min || v.0 * d.0 + v.1 * d.1 + v.2 * d.2 <= 0 {
+            since = t
+            d = v
+        }
+        return t - since >= hold
+    }
+}
+
+struct FloatTamper {
+    let cos2: Double, holdoff: Int64
+    var movement: FloatMovement
+    var armed = false
+    var reference = (0.0, 0.0, 1.0)
+    var bucketEnd: Int64 = .min
+    var bucketMoved = false
+    var lastFired: Int64 = .min
+
+    init(_ s: DetectionSettings) {
+        let c = cos(Double(s.tamper.tiltDeci) / 10 * .pi / 180)
+        cos2 = c * c
+        holdoff = Int64(s.tamper.holdoffMillis) * 1000
+        movement = FloatMovement(s)
+    }
+
+    mutating func arm(_ g: (Double, Double, Double)) {
+        armed = true
+        reference = g
+        movement.restart()
+        bucketEnd = .min
+        bucketMoved = false
+        lastFired = .min
+    }
+
+    mutating func update(_ t: Int64, _ a: (Double, Double, Double), _ g: (Double, Double, Double)) -> Bool {
+        guard armed else { return false }
+        if movement.update(t, a) { bucketMoved = true }
+        if t < bucketEnd { return false }
+        if bucketEnd == .min {
+            bucketEnd = t + 20_000
+            return false
+        }
+        let moved = bucketMoved
+        bucketMoved = false
+        bucketEnd += 20_000
+        if bucketEnd <= t { bucketEnd = t + 20_000 }
+        if lastFired != .min && t - lastFired < holdoff { return false }
+        var fired = moved
+        if !fired {
+            let dot = g.0 * reference.0 + g.1 * reference.1 + g.2 * reference.2
+            let g2 = g.0 * g.0 + g.1 * g.1 + g.2 * g.2
+            let r2 = reference.0 * reference.0 + reference.1 * reference.1 + reference.2 * reference.2
+            fired = dot < 0 || dot * dot < cos2 * g2 * r2
+        }
+        if fired { lastFired = t }
+        return fired
+    }
+}
