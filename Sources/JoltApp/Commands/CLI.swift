@@ -298,7 +298,18 @@ public enum JoltCLI {
             let minutes = try a.fixed("--shop-minutes", places: 1, range: 1...60_000, unit: "min").map { Double($0) / 10 } ?? 12
             let given = try a.fixed("--rate", places: 3, range: 12_500...1_000_000, unit: "Hz")
             let rate: [Double] = given.map { [Double($0) / 1000] } ?? [25, 50, 100, 200, 400, 800]
-            out.write(TamperEval.table(TamperEval.run(rates: rate, thefts: 20, shopMinutes: minutes, seed: 2026)))
+            let rows = TamperEval.run(rates: rate, thefts: 20, shopMinutes: minutes, seed: 2026)
+            out.write(TamperEval.table(rows) + "\n" + TamperEval.byTheft(rows))
+            if a.flag("--gate") {
+                let g = TamperEval.gate(rows)
+                for line in g.open { out.write("open target: \(line)\n") }
+                for line in g.misses { out.write("missed: \(line)\n") }
+                out.write(g.misses.isEmpty ? "tamper gate: PASS\n" : "tamper gate: FAIL (\(g.misses.count) missed)\n")
+                if !g.misses.isEmpty {
+                    out.flush()
+                    throw JoltError(.failure, "jolt eval --tamper: \(g.misses.count) targets missed (see above)")
+                }
+            }
             return
         }
         var o = EvalCommand.Options()
