@@ -10,6 +10,10 @@
 /// ring (two reversals within 250 ms), zeroes the velocity for 250 ms: a slam rings, a theft
 /// pushes.
 ///
+/// A slow tilt moves nothing at first, and turns the kiosk by a degree in its first half second
+/// — what a customer's lean does. So the reading's turn across gravity is followed too: past
+/// 30 mg (about 1.7°), low-passed and held the same way for 60 ms, it is the start of a tilt.
+///
 /// Integers only; every product stays far below 2^63 (velocities are kept within ±10 m/s,
 /// 10^9 mg·µs, so a squared speed is at most 3·10^18).
 public struct Movement: Sendable {
@@ -23,6 +27,14 @@ public struct Movement: Sendable {
     public static let leakMicros: Int64 = 500_000
     public static let baselineMicros: Int64 = 20_000_000
     @usableFromInline static let limit: Int64 = 1_000_000_000
+    /// A turn across gravity past this (about 1.7°; a customer's lean is under 1°), held the
+    /// same way for `turnMicros`, is the start of a tilt, mg.
+    public static let turnMilliG: Int64 = 30
+    public static let turnMicros: Int64 = 60_000
+    /// The turn is low-passed (τ 40 ms); a reading within this of the baseline on every axis
+    /// adds nothing to it (noise), mg.
+    public static let turnTauMicros: Int64 = 40_000
+    public static let turnBandMilliG: Int64 = 17
 
     @usableFromInline let period: Int64
     /// The speed that counts as moving, mg·µs (1 mm/s = 1/9.80665 mg·s).
@@ -41,6 +53,12 @@ public struct Movement: Sendable {
     @usableFromInline var quietFrom: Int64 = .min
     @usableFromInline var lastReversal: Int64 = .min
     @usableFromInline var sx: Int8 = 0, sy: Int8 = 0, sz: Int8 = 0
+    /// The low-passed deviation across gravity, mg in Q8, and when and which way it first
+    /// passed the tilt threshold.
+    @usableFromInline var lx: Int64 = 0, ly: Int64 = 0, lz: Int64 = 0
+    @usableFromInline var turnSince: Int64 = .min
+    @usableFromInline var tx: Int64 = 0, ty: Int64 = 0, tz: Int64 = 0
+    @usableFromInline let lpQ16: Int64
 
     /// A detector for samples every `periodMicros` that calls `speedMMs` (mm/s) held for
     /// `holdMillis` a move.
@@ -50,6 +68,7 @@ public struct Movement: Sendable {
         hold = Int64(holdMillis) * 1000
         leakQ16 = (period << 16) / Self.leakMicros
         baseQ20 = (period << 20) / Self.baselineMicros
+        lpQ16 = (period << 16) / (Self.turnTauMicros + period)
     }
 
     /// The velocity now, mm/s per axis.
@@ -65,6 +84,8 @@ public struct Movement: Sendable {
         quietFrom = .min
         lastReversal = .min
         sx = 0; sy = 0; sz = 0
+        lx = 0; ly = 0; lz = 0
+        turnSince = .min
     }
 
     /// Whether the kiosk is moving, after this reading.
@@ -80,11 +101,13 @@ public struct Movement: Sendable {
         bx += ((x << 16) - bx) * baseQ20 / (1 << 20)
         by += ((y << 16) - by) * baseQ20 / (1 << 20)
         bz += ((z << 16) - bz) * baseQ20 / (1 << 20)
-        let d = Int64(Self.deadZoneMilliG)
-        if abs(ex) <= d && abs(ey) <= d && abs(ez) <= d && vx == 0 && vy == 0 && vz == 0 {
-            // At rest: nothing past the dead zone and no velocity left, so no sign, jolt or
-            // velocity can change (the full path below would end the same way).
+        let band = Self.turnBandMilliG
+        let quiet = abs(ex) <= band && abs(ey) <= band && abs(ez) <= band
+        if quiet && vx == 0 && vy == 0 && vz == 0 && lx == 0 && ly == 0 && lz == 0 {
+            // At rest: nothing past the noise band and nothing in flight, so no sign, jolt,
+            // velocity or turn can change — the full path below would end the same way.
             since = .min
+            turnSince = .min
             return false
         }
         let shock = Int64(Self.shockMilliG)
@@ -96,18 +119,64 @@ public struct Movement: Sendable {
         if quietFrom != .min && s.t < quietFrom {
             vx = 0; vy = 0; vz = 0
             since = .min
+            lx = 0; ly = 0; lz = 0
+            turnSince = .min
             return false
         }
+        let turned = turning(s.t, quiet ? 0 : ex, quiet ? 0 : ey, quiet ? 0 : ez)
         vx = step(vx, ex); vy = step(vy, ey); vz = step(vz, ez)
         guard vx * vx + vy * vy + vz * vz > speed * speed else {
             since = .min
-            return false
+            return turned
         }
         if since == .min || vx * dx + vy * dy + vz * dz <= 0 {
             since = s.t
             dx = vx; dy = vy; dz = vz
         }
-        return s.t - since >= hold
+        return turned || s.t - since >= hold
+    }
+
+    /// Whether the reading has turned away from the baseline across gravity by more than
+    /// `turnMilliG`, the same way, for `turnMicros`: the start of a tilt, long before it reaches
+    /// the tilt angle. Only the part across gravity counts (a tilt turns gravity sideways; the
+    /// floor shakes the kiosk up and down); it is low-passed so that a tap's push and give-back
+    /// cancel.
+    @inlinable
+    mutating func turning(_ t: Int64, _ ex: Int64, _ ey: Int64, _ ez: Int64) -> Bool {
+        var px = ex, py = ey, pz = ez
+        if ex | ey | ez != 0 {
+            // e − g·(e·g)/|g|², with (e·g)/|g|² in Q16. Readings are at most ±1000 g (10^6 mg),
+            // and a baseline under 0.5 g (a kiosk in free fall: the movement catches it) is not
+            // used, so that the quotient stays below 2^28 and every product below 2^48.
+            let gx = bx >> 16, gy = by >> 16, gz = bz >> 16
+            let g2 = gx * gx + gy * gy + gz * gz
+            if g2 >= 250_000 {
+                let q = ((ex * gx + ey * gy + ez * gz) << 16) / g2
+                px = ex - (gx * q) / (1 << 16); py = ey - (gy * q) / (1 << 16); pz = ez - (gz * q) / (1 << 16)
+            }
+        }
+        lx = ease(lx, px << 8); ly = ease(ly, py << 8); lz = ease(lz, pz << 8)
+        let k: Int64 = Self.turnMilliG << 8
+        let l2: Int64 = lx * lx + ly * ly + lz * lz
+        guard l2 > k * k else {
+            turnSince = .min
+            return false
+        }
+        if turnSince == .min || lx * tx + ly * ty + lz * tz <= 0 {
+            turnSince = t
+            tx = lx; ty = ly; tz = lz
+        }
+        return t - turnSince >= Self.turnMicros
+    }
+
+    /// One step of the turn's low-pass from `l` toward `target` (Q8), at least one unit, so
+    /// that it settles exactly.
+    @inlinable
+    func ease(_ l: Int64, _ target: Int64) -> Int64 {
+        let d = target - l
+        if d == 0 { return l }
+        let step = d * lpQ16 / (1 << 16)
+        return l + (step != 0 ? step : (d > 0 ? 1 : -1))
     }
 
     /// One step of an axis's leaky velocity: the acceleration past the dead zone times the

@@ -12,6 +12,9 @@ struct FloatMovement {
     var b = (0.0, 0.0, 0.0), v = (0.0, 0.0, 0.0), d = (0.0, 0.0, 0.0)
     var since: Int64 = .min, quietFrom: Int64 = .min, lastReversal: Int64 = .min
     var signs: (Int, Int, Int) = (0, 0, 0)
+    let turnLimit = 0.030, turnHold: Int64 = 60_000, band = 0.017, lp: Double
+    var l = (0.0, 0.0, 0.0), turnDir = (0.0, 0.0, 0.0)
+    var turnSince: Int64 = .min
 
     init(_ s: DetectionSettings) {
         period = Double(s.periodMicros) / 1e6
@@ -19,6 +22,7 @@ struct FloatMovement {
         hold = Int64(s.tamper.moveMillis) * 1000
         leak = period / 0.5
         gain = period / 20
+        lp = period / (0.04 + period)
     }
 
     mutating func restart() {
@@ -26,6 +30,32 @@ struct FloatMovement {
         v = (0, 0, 0)
         since = .min; quietFrom = .min; lastReversal = .min
         signs = (0, 0, 0)
+        l = (0, 0, 0)
+        turnSince = .min
+    }
+
+    /// The turn across gravity past 30 mg, low-passed, held the same way for 60 ms.
+    mutating func turning(_ t: Int64, _ e: (Double, Double, Double)) -> Bool {
+        var p = e
+        if max(abs(e.0), abs(e.1), abs(e.2)) <= band {
+            p = (0, 0, 0)
+        } else {
+            let g2 = b.0 * b.0 + b.1 * b.1 + b.2 * b.2
+            if g2 >= 0.25 {
+                let q = (e.0 * b.0 + e.1 * b.1 + e.2 * b.2) / g2
+                p = (e.0 - b.0 * q, e.1 - b.1 * q, e.2 - b.2 * q)
+            }
+        }
+        l = (l.0 + (p.0 - l.0) * lp, l.1 + (p.1 - l.1) * lp, l.2 + (p.2 - l.2) * lp)
+        guard l.0 * l.0 + l.1 * l.1 + l.2 * l.2 > turnLimit * turnLimit else {
+            turnSince = .min
+            return false
+        }
+        if turnSince == .min || l.0 * turnDir.0 + l.1 * turnDir.1 + l.2 * turnDir.2 <= 0 {
+            turnSince = t
+            turnDir = l
+        }
+        return t - turnSince >= turnHold
     }
 
     mutating func update(_ t: Int64, _ a: (Double, Double, Double)) -> Bool {
@@ -47,19 +77,22 @@ struct FloatMovement {
         if quietFrom != .min && t < quietFrom {
             v = (0, 0, 0)
             since = .min
+            l = (0, 0, 0)
+            turnSince = .min
             return false
         }
+        let turned = turning(t, e)
         func past(_ x: Double) -> Double { x > dead ? x - dead : (x < -dead ? x + dead : 0) }
         v = (v.0 + past(e.0) * period - v.0 * leak, v.1 + past(e.1) * period - v.1 * leak, v.2 + past(e.2) * period - v.2 * leak)
         guard v.0 * v.0 + v.1 * v.1 + v.2 * v.2 > speed * speed else {
             since = .min
-            return false
+            return turned
         }
         if since == .min || v.0 * d.0 + v.1 * d.1 + v.2 * d.2 <= 0 {
             since = t
             d = v
         }
-        return t - since >= hold
+        return turned || t - since >= hold
     }
 }
 

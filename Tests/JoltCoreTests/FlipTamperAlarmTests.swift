@@ -130,6 +130,29 @@ struct FlipTamperAlarmTests {
         #expect(run { $0.shake(freq: 2, amp: 0.3, axis: (0, 0, 1), seconds: 1.5) } >= 1, "lifted and carried")
     }
 
+    @Test("tamper: a slow tilt is caught as it starts (30° over 3 s within 0.65 s, 15° within 0.85 s), with or without a gyroscope; a lean of 1° held is not")
+    func slowTilt() throws {
+        for gyro in [true, false] {
+            func first(_ build: (inout SignalBuilder) -> Void) -> Int64? {
+                var g = SignalBuilder(rate: 100)
+                g.rest(2)
+                build(&g)
+                var d = DefaultDetectors(settings(rate: 100, gyro: gyro))
+                for (i, s) in g.samples.enumerated() {
+                    if d.update(s).contains(.tamper) { return s.t }
+                    if i == 150 { d.armTamper() }
+                }
+                return nil
+            }
+            // The slowest tilt turns by 1° in its first 0.5 s, as a lean does, and by 1.7° at 0.67 s.
+            let slow = try #require(first { $0.rotate(axis: (0.6, 0.8, 0), degrees: 15, seconds: 3) })
+            #expect(slow - 2_000_000 <= 850_000, "15°: caught \(slow - 2_000_000) µs after the tilt began (gyro: \(gyro))")
+            let fast = try #require(first { $0.rotate(axis: (0.6, 0.8, 0), degrees: 30, seconds: 3) })
+            #expect(fast - 2_000_000 <= 650_000, "30°: caught \(fast - 2_000_000) µs after the tilt began (gyro: \(gyro))")
+            #expect(first { $0.rotate(axis: (0.6, 0.8, 0), degrees: 1, seconds: 1); $0.rest(10) } == nil, "a lean of 1°")
+        }
+    }
+
     @Test("alarm: every transition")
     func alarm() {
         var a = Alarm(settings: AlarmSettings(armingMillis: 5000, maxSoundMillis: 60_000, triggers: [.tamper, .flip]))

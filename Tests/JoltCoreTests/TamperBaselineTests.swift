@@ -72,30 +72,33 @@ struct MovementTests {
         #expect(run(seconds: 61) { t in (10 * t / 60, 0, 0) }.isEmpty)
     }
 
-    /// Readings of a level kiosk at 100 Hz, `extra` (mg on x) from 1 s: when it fired and the
-    /// x velocity after each reading, mm/s.
-    func trace(_ extra: (Double) -> Double) -> (fired: Int64?, speeds: [Int64]) {
+    /// Readings of a level kiosk at 100 Hz, `extra` (mg, sideways on x or `up` on z) from 1 s:
+    /// when it fired and the velocity along that axis after each reading, mm/s.
+    func trace(up: Bool = false, _ extra: (Double) -> Double) -> (fired: Int64?, speeds: [Int64]) {
         var m = Movement(periodMicros: 10_000, speedMMs: 20, holdMillis: 120)
         var fired: Int64?, speeds: [Int64] = []
         for i in 0..<300 {
             let t = Double(i) / 100
-            let e = t < 1 ? 0 : extra(t - 1)
-            let s = Sample(t: Int64(i) * 10_000, accel: Vec3(Int32(e.rounded()), 0, 1000))
+            let e = Int32((t < 1 ? 0 : extra(t - 1)).rounded())
+            let s = Sample(t: Int64(i) * 10_000, accel: up ? Vec3(0, 0, 1000 + e) : Vec3(e, 0, 1000))
             if m.update(s) && fired == nil { fired = s.t }
-            speeds.append(m.velocityMMs.x)
+            speeds.append(up ? m.velocityMMs.z : m.velocityMMs.x)
         }
         return (fired, speeds)
     }
 
-    @Test("the figure in docs/detection.md: a slide's push keeps its velocity, a tap's is gone in a sample, a ring and a lean leave none")
+    @Test("the figure in docs/detection.md: a push sideways turns the reading, a push up builds a velocity; a tap's is gone in a sample, a ring and a lean leave none")
     func figure() {
-        let slide = trace { t in t < 0.2 ? 150 * sin(.pi * t / 0.2) : (t < 1 ? -20 : 0) }
-        #expect(slide.speeds[106] >= 20 && slide.speeds[105] < 20, "passes 20 mm/s at +60 ms: \(slide.speeds[100...125])")
-        #expect((110...130).contains(slide.speeds.max()!), "peaks near 120 mm/s")
-        #expect(slide.fired == 1_180_000, "moved 120 ms later, at +180 ms")
+        let push: (Double) -> Double = { t in t < 0.2 ? 150 * sin(.pi * t / 0.2) : (t < 1 ? -20 : 0) }
+        let slide = trace(push)
+        #expect(slide.fired == 1_100_000, "a slide's push: turned across gravity for 60 ms at +100 ms")
+        let lift = trace(up: true, push)
+        #expect(lift.speeds[106] >= 20 && lift.speeds[105] < 20, "passes 20 mm/s at +60 ms: \(lift.speeds[100...125])")
+        #expect((110...130).contains(lift.speeds.max()!), "peaks near 120 mm/s")
+        #expect(lift.fired == 1_180_000, "a lift's push: moved 120 ms later, at +180 ms")
         let tap = trace { t in t < 0.03 ? 500 * sin(2 * .pi * t / 0.03) : 0 }
         #expect(tap.fired == nil && tap.speeds.max()! <= 45 && tap.speeds[102...].allSatisfy { $0 == 0 }, "\(tap.speeds[100...104])")
-        let ring = trace { t in 1000 * exp(-t / 0.15) * sin(2 * .pi * 8 * t) }
+        let ring = trace(up: true) { t in 1000 * exp(-t / 0.15) * sin(2 * .pi * 8 * t) }
         #expect(ring.fired == nil && ring.speeds.allSatisfy { $0 == 0 })
         let lean = trace { t in t < 5 ? 17 : 0 }
         #expect(lean.fired == nil && lean.speeds.allSatisfy { $0 == 0 })
