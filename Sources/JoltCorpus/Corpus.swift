@@ -40,6 +40,12 @@ public struct Label: Equatable, Sendable {
         self.details = details
     }
 
+    /// The `freq=` of the details, Hz, when there is one.
+    public var frequency: Double? {
+        guard let f = details.split(separator: " ").first(where: { $0.hasPrefix("freq=") }) else { return nil }
+        return Double(f.dropFirst(5))
+    }
+
     /// The `# label:` comment value: `shake onset=2.000 end=3.500 freq=4.2`.
     public var text: String {
         var s = "\(kind.rawValue) onset=\(TraceWriter.decimal(onset / 1000, places: 3, trim: false)) end=\(TraceWriter.decimal(end / 1000, places: 3, trim: false))"

@@ -22,6 +22,11 @@ public struct EvalResult: Sendable {
     public var shakesFound = 0
     /// Onset to `began`, µs, for each shake found.
     public var shakeLatencies: [Int64] = []
+    /// The same for the slow shakes (a label's `freq` at most `slowShakeHz`).
+    public var slowShakeLatencies: [Int64] = []
+    /// Shakes slower than this, Hz, are the slow ones: a hand waving the device about twice a
+    /// second, the hardest to recognise early.
+    public static let slowShakeHz = 2.5
     public var flips = 0
     public var flipsFound = 0
     /// Settled to `face_down`, µs (0 when it fired before settling), for each flip found.
@@ -121,6 +126,7 @@ public enum Evaluator {
                 if let b = begans.first(where: { $0 >= l.onset && $0 <= l.end + shakeGrace }) {
                     r.shakesFound += 1
                     r.shakeLatencies.append(b - l.onset)
+                    if let f = l.frequency, f <= EvalResult.slowShakeHz { r.slowShakeLatencies.append(b - l.onset) }
                 }
             }
             // A `began` outside every shake (with a little slack on each side) is a false shake.

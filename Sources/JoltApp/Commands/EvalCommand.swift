@@ -160,6 +160,8 @@ enum EvalCommand {
             let h = first.hours { $0 == "wrist" } * 60
             let g = first.hours { $0.hasPrefix("walk-") || $0.hasPrefix("run-") } * 60
             s += "\nshake recall and latency (onset to began) over \(first.shakes) labelled shakes; flip recall and latency (settled to face_down) over \(first.flips) flips.\n"
+            let slow = first.slowShakeLatencies
+            s += "slow shakes (at most \(fmt(EvalResult.slowShakeHz, 1)) Hz, \(slow.count) found): began p50 \(cell(EvalResult.percentile(slow, 50))) ms, p95 \(cell(EvalResult.percentile(slow, 95))) ms after the start.\n"
             s += "real: false events per hour on \(fmt(h, 1)) min of real wrist recordings; walk/run pocket, hand, bag: per hour over \(fmt(g, 1)) min of walking and running;\n"
             s += "knock, other: false events during knocks and slams, and during flips, near-flips, set-downs, lifts and around shakes; near: false flips on near-flips.\n"
             let fails = EvalTargets().failures(first)
@@ -179,6 +181,8 @@ enum EvalCommand {
                 f.append(("shake", [
                     "labelled": .int(r.shakes), "found": .int(r.shakesFound), "recall": num(r.shakeRecall),
                     "latency_p50_ms": num(EvalResult.percentile(r.shakeLatencies, 50)), "latency_p95_ms": num(EvalResult.percentile(r.shakeLatencies, 95)),
+                    "slow_found": .int(r.slowShakeLatencies.count), "slow_latency_p50_ms": num(EvalResult.percentile(r.slowShakeLatencies, 50)),
+                    "slow_latency_p95_ms": num(EvalResult.percentile(r.slowShakeLatencies, 95)),
                     "false_per_hour_real": num(r.perHour(s) { $0 == "wrist" }), "false_knocks": .int(r.count(s) { $0 == "knock" }),
                     "false_per_hour_pocket": num(r.perHour(s) { isGait($0, "-pocket") }), "false_per_hour_walk_pocket": num(r.perHour(s) { $0 == "walk-pocket" }),
                     "false_per_hour_run_pocket": num(r.perHour(s) { $0 == "run-pocket" }), "false_per_hour_hand": num(r.perHour(s) { isGait($0, "-hand") }),
