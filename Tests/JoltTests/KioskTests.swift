@@ -67,4 +67,15 @@ struct KioskTests {
             #expect(byTheft[3].contains("/"), "\(byTheft)")
         }
     }
+
+    @Test("an alarm that watches for tamper below 50 Hz says so at start: a slammed door can read as a shove there")
+    func lowRateWarning() throws {
+        let text = try String(contentsOfFile: try kioskBoard(socket: socketPath()), encoding: .utf8)
+        let at100 = joltBinary(["run", "--board", tempFile(text, name: "kiosk.json"), "--fast", "--seconds", "1"])
+        #expect(at100.code == 0 && !at100.error.contains("rate_hz to 50"), "\(at100.error)")
+        let slow = try String(contentsOfFile: try kioskBoard(socket: socketPath()), encoding: .utf8)
+            .replacingOccurrences(of: "\"rate_hz\": 100", with: "\"rate_hz\": 25")
+        let at25 = joltBinary(["run", "--board", tempFile(slow, name: "kiosk.json"), "--fast", "--seconds", "1"])
+        #expect(at25.code == 0 && at25.error.contains("alarm: at 25 Hz a slammed door can read as the kiosk being shoved"), "\(at25.error)")
+    }
 }
