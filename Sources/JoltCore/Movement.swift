@@ -142,13 +142,18 @@ public struct Movement: Sendable {
     /// floor shakes the kiosk up and down); it is low-passed so that a tap's push and give-back
     /// cancel.
     @inlinable
-    mutating func turning(_ t: Int64, _ ex: Int64, _ ey: Int64, _ ez: Int64) -> Bool {
+    mutating func turning(_ t: Int64, _ rx: Int64, _ ry: Int64, _ rz: Int64) -> Bool {
+        // Past ±2000 g (no chip reads that; a trace may say anything) everything is taken as
+        // ±2000 g, so that the products below stay in range.
+        let lim: Int64 = 2_000_000
+        let ex = Swift.min(Swift.max(rx, -lim), lim), ey = Swift.min(Swift.max(ry, -lim), lim), ez = Swift.min(Swift.max(rz, -lim), lim)
         var px = ex, py = ey, pz = ez
         if ex | ey | ez != 0 {
-            // e − g·(e·g)/|g|², with (e·g)/|g|² in Q16. Readings are at most ±1000 g (10^6 mg),
-            // and a baseline under 0.5 g (a kiosk in free fall: the movement catches it) is not
-            // used, so that the quotient stays below 2^28 and every product below 2^48.
-            let gx = bx >> 16, gy = by >> 16, gz = bz >> 16
+            // e − g·(e·g)/|g|², with (e·g)/|g|² in Q16. With every component within 2·10^6 mg,
+            // and a baseline under 0.5 g (a kiosk in free fall: the movement catches it) not
+            // used, the quotient stays below 2^29 and every product below 2^51.
+            let gx = Swift.min(Swift.max(bx >> 16, -lim), lim), gy = Swift.min(Swift.max(by >> 16, -lim), lim)
+            let gz = Swift.min(Swift.max(bz >> 16, -lim), lim)
             let g2 = gx * gx + gy * gy + gz * gz
             if g2 >= 250_000 {
                 let q = ((ex * gx + ey * gy + ez * gz) << 16) / g2

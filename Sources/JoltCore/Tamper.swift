@@ -3,7 +3,8 @@
 ///
 /// - Moved: `Movement` integrates the acceleration into a velocity and fires when the kiosk
 ///   keeps going one way (a slide across the counter, a lift, a carry), not when it is tapped,
-///   leaned on or rung by a slammed door.
+///   leaned on or rung by a slammed door; and it fires when the reading turns across gravity
+///   past about 1.7° and stays turned (the start of a slow tilt, past any lean).
 /// - Tilt: the angle between the gravity estimate and the reference captured by `arm` exceeds
 ///   `tilt` (compared as cosines, in integers: `dot² < cos²θ·|g|²·|r|²` or `dot < 0`).
 ///

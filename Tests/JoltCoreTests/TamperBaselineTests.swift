@@ -103,4 +103,25 @@ struct MovementTests {
         let lean = trace { t in t < 5 ? 17 : 0 }
         #expect(lean.fired == nil && lean.speeds.allSatisfy { $0 == 0 })
     }
+
+    @Test("readings at the ends of Int32 never trap, at the slowest rate and the fastest: they are jolts, and hold it quiet")
+    func extremes() {
+        for period: Int64 in [80_000, 1_000] {
+            var m = Movement(periodMicros: period, speedMMs: 20, holdMillis: 120)
+            var fired = 0
+            let values: [Int32] = [.max, .min, 0, 1000, .max, .max, .min, -1000]
+            for i in 0..<64 {
+                let v = values[i % values.count], w = values[(i * 3 + 1) % values.count]
+                if m.update(Sample(t: Int64(i) * period, accel: Vec3(v, w, v))) { fired += 1 }
+            }
+            #expect(fired == 0, "jolts of thousands of g zero the velocity (period \(period) µs)")
+            // A reading stuck near the top of the range that then moves by 0.1 g: the turn across
+            // a "gravity" of two million g is worked out without overflow.
+            var stuck = Movement(periodMicros: period, speedMMs: 20, holdMillis: 120)
+            for i in 0..<64 {
+                let v = Int32.max - (i < 8 ? 0 : 100)
+                _ = stuck.update(Sample(t: Int64(i) * period, accel: Vec3(v, v, v)))
+            }
+        }
+    }
 }

@@ -84,9 +84,9 @@ enum TamperEval {
     }
 
     /// The targets Jolt's detector holds, checked row by row (recall ≥ 98 %, median latency
-    /// ≤ 400 ms, no false tamper from 50 Hz up); the two it does not yet hold (p95 ≤ 800 ms, no
-    /// false tamper at 25 Hz: docs/detection.md says why) are reported, not gated. Returns the
-    /// misses.
+    /// ≤ 400 ms, p95 ≤ 800 ms, no false tamper from 50 Hz up); the one it does not yet hold (no
+    /// false tamper at 25 Hz: docs/detection.md says why) is reported, not gated. Returns the
+    /// misses and the open targets.
     static func gate(_ rows: [Row]) -> (misses: [String], open: [String]) {
         var misses: [String] = [], open: [String] = []
         for r in rows where r.algorithm == .jolt {
@@ -99,7 +99,7 @@ enum TamperEval {
                 let line = "\(name): \(r.score.falseTampers) false tampers in \(EvalCommand.fmt(r.score.negativeSeconds / 60, 1)) min of shop life"
                 if r.rate < 50 { open.append(line) } else { misses.append(line) }
             }
-            if p95 > 800 { open.append("\(name): p95 tamper latency \(EvalCommand.fmt(p95, 0)) ms > 800 ms") }
+            if p95 > 800 { misses.append("\(name): p95 tamper latency \(EvalCommand.fmt(p95, 0)) ms > 800 ms") }
         }
         return (misses, open)
     }
