@@ -91,7 +91,7 @@ public enum JoltCLI {
     static let detectionValued: Set<String> = ["--config", "--algorithm", "--flip-algorithm", "--sensitivity"]
 
     static func replay(_ args: [String], out: TextOutput) throws(JoltError) {
-        let a = try Arguments(command: "replay", args, valued: detectionValued, flags: ["--json", "--arm"])
+        let a = try Arguments(command: "replay", args, valued: detectionValued, flags: ["--json", "--arm", "--samples"])
         guard !a.positional.isEmpty else {
             throw JoltError(.usage, "jolt replay: give at least one trace file (see jolt replay --help)")
         }
@@ -99,6 +99,7 @@ public enum JoltCLI {
         r.files = a.positional
         r.json = a.flag("--json")
         r.arm = a.flag("--arm")
+        r.samples = a.flag("--samples")
         r.board = try detectionBoard(a)
         try r.run(out: out)
     }

@@ -273,14 +273,17 @@ extension JoltCLI {
             ]),
         CommandHelp(
             name: "replay", summary: "run the detectors over recorded traces, as fast as they can be read",
-            usage: "jolt replay FILE... [--json] [--config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm]",
+            usage: "jolt replay FILE... [--json] [--config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm] [--samples]",
             details: """
                 Reads jolt-trace v1 files (the CSV that `jolt record` writes; - reads standard input) and
                 prints the events the detectors raise, with the trace's own time. With --json, one JSON
-                object per line and nothing else on standard output.
+                object per line and nothing else on standard output. With --samples, the samples
+                themselves as the detectors get them, in whole numbers (µs, mg, m°/s), for a replay of
+                the core on another machine (scripts/arm-check).
                 """,
             options: [("--json", "JSON lines: {\"t\":12.34,\"event\":\"shake\",\"phase\":\"began\",...}")] + detectionOptions + [
                 ("--arm", "arm the tamper detector at the first sample (it only fires when armed)"),
+                ("--samples", "print the samples instead: a '# jolt samples: rate_mhz=… gyro=… range_mg=…' line, then 't ax ay az gx gy gz' per sample"),
             ],
             examples: [
                 "jolt replay Tests/Data/wrist-imu/s1_003_TRAP.csv",

@@ -8,6 +8,8 @@ public struct ReplayCommand {
     public var json = false
     public var board = BoardProfile()
     public var arm = false
+    /// Print the samples, in whole numbers, instead of the events.
+    public var samples = false
 
     public init() {}
 
@@ -19,11 +21,24 @@ public struct ReplayCommand {
             settings.rateMilliHz = file.rateMilliHz
             settings.gyro = file.header.hasGyro
             settings.rangeMilliG = file.header.rangeMilliG ?? 0
+            if samples {
+                try dump(file, settings, out: out)
+                continue
+            }
             let stats = try withDetectors(settings, Stream(file: file, settings: settings, json: json, arm: arm, out: out))
             if !json {
                 out.write("\(path): \(stats.samples) samples, \(EventRecord.seconds((stats.span + 500) / 1000 * 1000)) s at \(TraceWriter.decimal(Int64(file.rateMilliHz), places: 3, trim: true)) Hz, \(stats.events) event\(stats.events == 1 ? "" : "s")\n")
             }
             out.flush()
+        }
+    }
+
+    /// The samples of `file` in whole numbers, after a line with what the detectors are set up
+    /// for: what another build of the core needs to replay it exactly.
+    func dump(_ file: TraceFile, _ s: DetectionSettings, out: TextOutput) throws(JoltError) {
+        out.write("# jolt samples: rate_mhz=\(s.rateMilliHz) gyro=\(s.gyro ? 1 : 0) range_mg=\(s.rangeMilliG)\n")
+        while let x = try file.next() {
+            out.write("\(x.t) \(x.accel.x) \(x.accel.y) \(x.accel.z) \(x.gyro.x) \(x.gyro.y) \(x.gyro.z)\n")
         }
     }
 
