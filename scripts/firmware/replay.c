@@ -1,7 +1,10 @@
-/* A Linux replay program around the core built as Embedded Swift (scripts/firmware/Replay.swift):
- * reads what `jolt replay --samples` prints on standard input and prints one line per event,
- * "t event [peak²]" (µs; shake events carry the shake's squared peak, mg²). With --arm, the
- * tamper detector is armed at the first sample, as `jolt replay --arm`. */
+/* A replay program around the core built as Embedded Swift (scripts/firmware/Replay.swift): reads
+ * what `jolt replay --samples` prints and prints one line per event, "t event [peak²]" (µs; shake
+ * events carry the shake's squared peak, mg²), the tamper detector armed at the first sample if
+ * asked, as `jolt replay --arm`.
+ *   On Linux: the samples on standard input; --arm arms.
+ *   On a Cortex-M under QEMU (JOLT_SEMIHOSTING): the samples in the host's file replay.samples,
+ *   armed if replay.arm exists, both read through semihosting; the output on its console. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,17 +15,27 @@ uint32_t jolt_replay_sample(int64_t t, int32_t ax, int32_t ay, int32_t az, int32
 int64_t jolt_replay_shake_peak2(void);
 
 int main(int argc, char **argv) {
+#ifdef JOLT_SEMIHOSTING
+    (void)argc; (void)argv;
+    FILE *in = fopen("replay.samples", "r");
+    if (!in) { printf("replay: no replay.samples in the host's folder\n"); return 66; }
+    FILE *marker = fopen("replay.arm", "r");
+    bool arm = marker != NULL;
+    if (marker) fclose(marker);
+#else
+    FILE *in = stdin;
     bool arm = argc > 1 && strcmp(argv[1], "--arm") == 0;
+#endif
     int rate, gyro, range;
-    if (scanf(" # jolt samples: rate_mhz=%d gyro=%d range_mg=%d", &rate, &gyro, &range) != 3) {
+    if (fscanf(in, " # jolt samples: rate_mhz=%d gyro=%d range_mg=%d", &rate, &gyro, &range) != 3) {
         fprintf(stderr, "replay: standard input is not what 'jolt replay --samples' prints\n");
         return 65;
     }
     jolt_replay_setup(rate, gyro != 0, range, arm);
     static const char *names[] = {"shake began", "shake ended", "shake cancelled", "flip face_down", "flip face_up", "tamper"};
     long long t, count = 0;
-    int ax, ay, az, gx, gy, gz;
-    while (scanf(" %lld %d %d %d %d %d %d", &t, &ax, &ay, &az, &gx, &gy, &gz) == 7) {
+    long ax, ay, az, gx, gy, gz;   /* long: at least 32 bits everywhere */
+    while (fscanf(in, " %lld %ld %ld %ld %ld %ld %ld", &t, &ax, &ay, &az, &gx, &gy, &gz) == 7) {
         uint32_t e = jolt_replay_sample(t, ax, ay, az, gx, gy, gz);
         count++;
         for (int i = 0; i < 6; i++) {
@@ -31,7 +44,7 @@ int main(int argc, char **argv) {
             else printf("%lld %s\n", t, names[i]);
         }
     }
-    if (!feof(stdin)) {
+    if (!feof(in)) {
         fprintf(stderr, "replay: a sample line that is not seven whole numbers, after %lld samples\n", count);
         return 65;
     }
