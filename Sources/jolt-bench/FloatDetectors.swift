@@ -9,27 +9,27 @@ import JoltCore
 // and check that both find the same events.
 
 struct FloatGravity {
-    var x = 0.0, y = 0.0, z = 0.0
+    var x: Real = 0, y: Real = 0, z: Real = 0
     var primed = false
-    let alpha: Double
-    let k: Double   // Δt in radians per °/s
+    let alpha: Real
+    let k: Real   // Δt in radians per °/s
     let gyro: Bool
 
     init(_ s: DetectionSettings) {
-        let dt = Double(s.periodMicros) / 1e6
-        alpha = dt / (Double(s.gravityTauMillis) / 1000 + dt)
-        k = dt * Double.pi / 180
+        let dt = Real(s.periodMicros) / 1e6
+        alpha = dt / (Real(s.gravityTauMillis) / 1000 + dt)
+        k = dt * Real.pi / 180
         gyro = s.gyro
     }
 
-    mutating func update(_ a: (Double, Double, Double), _ w: (Double, Double, Double)) -> (Double, Double, Double) {
+    mutating func update(_ a: (Real, Real, Real), _ w: (Real, Real, Real)) -> (Real, Real, Real) {
         if !primed {
             (x, y, z) = a
             primed = true
             return a
         }
         if gyro && max(abs(w.0), abs(w.1), abs(w.2)) > 30 {
-            func turn(_ v: (Double, Double, Double)) -> (Double, Double, Double) {
+            func turn(_ v: (Real, Real, Real)) -> (Real, Real, Real) {
                 ((v.1 * w.2 - v.2 * w.1) * k, (v.2 * w.0 - v.0 * w.2) * k, (v.0 * w.1 - v.1 * w.0) * k)
             }
             let a1 = turn((x, y, z))
@@ -46,45 +46,45 @@ struct FloatGravity {
 }
 
 struct FloatShake {
-    let threshold, strong, hysteresis: Double
+    let threshold, strong, hysteresis: Real
     let minLobes: Int
     let minHalf, maxHalf: Int64
-    let ratio: Double
+    let ratio: Real
     let quietBefore: Int64
-    let opposition, clippedOpposition, fill: Double
-    let clipLevel: Double
+    let opposition, clippedOpposition, fill: Real
+    let clipLevel: Real
 
     var open = false, counted = false
-    var peak = (0.0, 0.0, 0.0), peakMag = 0.0
+    var peak: (Real, Real, Real) = (0, 0, 0), peakMag: Real = 0
     var start: Int64 = 0, lastClose: Int64 = .min, openedAt: Int64 = 0
     var lastWidth: Int64 = 0
     var clipped = false, lastClipped = false
     var chain = 0, prevStrong = false
-    var lastPeak = (0.0, 0.0, 0.0), lastPeakMag = 0.0
+    var lastPeak: (Real, Real, Real) = (0, 0, 0), lastPeakMag: Real = 0
     var lastStart: Int64 = 0, lastHalf: Int64 = 0
     var lastCountedEnd: Int64 = .min
     var lifecycle: GestureLifecycle
 
     init(_ s: DetectionSettings) {
         let c = s.shake
-        threshold = Double(c.thresholdMilliG) / 1000
-        strong = Double(c.strongMilliG) / 1000
-        hysteresis = Double(c.hysteresisMilliG) / 1000
+        threshold = Real(c.thresholdMilliG) / 1000
+        strong = Real(c.strongMilliG) / 1000
+        hysteresis = Real(c.hysteresisMilliG) / 1000
         minLobes = Int(max(c.minLobes, 2))
         minHalf = Int64(c.minHalfPeriodMillis) * 1000
         maxHalf = Int64(c.maxHalfPeriodMillis) * 1000
-        ratio = Double(max(c.maxHalfPeriodRatioPercent, 100)) / 100
+        ratio = Real(max(c.maxHalfPeriodRatioPercent, 100)) / 100
         quietBefore = Int64(c.quietBeforeMillis) * 1000
-        opposition = Double(c.oppositionPercent) / 100
-        clippedOpposition = Double(c.clippedOppositionPercent) / 100
-        fill = Double(c.fillPercent) / 100
-        let r = Double(s.rangeMilliG) / 1000
+        opposition = Real(c.oppositionPercent) / 100
+        clippedOpposition = Real(c.clippedOppositionPercent) / 100
+        fill = Real(c.fillPercent) / 100
+        let r = Real(s.rangeMilliG) / 1000
         clipLevel = r > 0 ? r - r / 50 : .infinity
         lifecycle = GestureLifecycle(quietMicros: Int64(c.quietMillis) * 1000, refractoryMicros: Int64(c.refractoryMillis) * 1000,
                                      maxDurationMicros: Int64(c.maxDurationMillis) * 1000)
     }
 
-    mutating func update(_ t: Int64, _ a: (Double, Double, Double), _ g: (Double, Double, Double)) -> ShakePhase? {
+    mutating func update(_ t: Int64, _ a: (Real, Real, Real), _ g: (Real, Real, Real)) -> ShakePhase? {
         if lastCountedEnd == .min { lastCountedEnd = t }
         let d = (a.0 - g.0, a.1 - g.1, a.2 - g.2)
         let m = (d.0 * d.0 + d.1 * d.1 + d.2 * d.2).squareRoot()
@@ -115,7 +115,7 @@ struct FloatShake {
         return lifecycle.update(t: t, recognised: recognised, evidence: evidence)
     }
 
-    mutating func startLobe(_ d: (Double, Double, Double), _ m: Double, _ t: Int64) -> (Bool, Bool) {
+    mutating func startLobe(_ d: (Real, Real, Real), _ m: Real, _ t: Int64) -> (Bool, Bool) {
         if open { lastClose = t }
         if counted {
             if open { lastCountedEnd = t }
@@ -143,9 +143,9 @@ struct FloatShake {
         if chain > 0 && half >= minHalf && half <= maxHalf {
             let cos = (peak.0 * lastPeak.0 + peak.1 * lastPeak.1 + peak.2 * lastPeak.2) / (peakMag * lastPeakMag)
             continues = cos <= -(clipped || lastClipped ? clippedOpposition : opposition)
-            if continues { continues = Double(lastWidth) >= fill * Double(half) }
+            if continues { continues = Real(lastWidth) >= fill * Real(half) }
             if continues && chain >= 2 {
-                continues = Double(half) <= Double(lastHalf) * ratio && Double(lastHalf) <= Double(half) * ratio
+                continues = Real(half) <= Real(lastHalf) * ratio && Real(lastHalf) <= Real(half) * ratio
             }
         }
         if continues {
@@ -165,27 +165,27 @@ struct FloatShake {
 }
 
 struct FloatFlip {
-    let downZ, releaseZ, still, stillRate: Double
+    let downZ, releaseZ, still, stillRate: Real
     let useGyro: Bool
     let hold, window, release: Int64
-    var anchor = (0.0, 0.0, 0.0)
+    var anchor: (Real, Real, Real) = (0, 0, 0)
     var stillSince: Int64 = .min, lastNotDown: Int64 = .min, releaseSince: Int64 = .min
     var isFaceDown = false
 
     init(_ s: DetectionSettings) {
         let f = s.flip
         // The same thresholds as the fixed-point detector: angles turned into whole milli-g.
-        downZ = -Double(Trig.cosMilli(deciDegrees: f.faceDownAngleDeci)) / 1000
-        releaseZ = -Double(Trig.cosMilli(deciDegrees: f.releaseAngleDeci)) / 1000
-        still = Double(f.stillMilliG) / 1000
-        stillRate = Double(f.stillRateMdps) / 1000
+        downZ = -Real(Trig.cosMilli(deciDegrees: f.faceDownAngleDeci)) / 1000
+        releaseZ = -Real(Trig.cosMilli(deciDegrees: f.releaseAngleDeci)) / 1000
+        still = Real(f.stillMilliG) / 1000
+        stillRate = Real(f.stillRateMdps) / 1000
         useGyro = s.gyro
         hold = Int64(f.holdMillis) * 1000
         window = Int64(f.flipWindowMillis) * 1000
         release = Int64(f.releaseMillis) * 1000
     }
 
-    mutating func update(_ t: Int64, _ a: (Double, Double, Double), _ w: (Double, Double, Double)) -> FaceState? {
+    mutating func update(_ t: Int64, _ a: (Real, Real, Real), _ w: (Real, Real, Real)) -> FaceState? {
         if max(abs(a.0 - anchor.0), abs(a.1 - anchor.1), abs(a.2 - anchor.2)) > still
             || (useGyro && max(abs(w.0), abs(w.1), abs(w.2)) > stillRate) {
             anchor = a
@@ -231,8 +231,8 @@ struct FloatDefaultDetectors {
     }
 
     mutating func update(_ s: Sample) -> Events {
-        let a = (Double(s.accel.x) / 1000, Double(s.accel.y) / 1000, Double(s.accel.z) / 1000)
-        let w = (Double(s.gyro.x) / 1000, Double(s.gyro.y) / 1000, Double(s.gyro.z) / 1000)
+        let a = (Real(s.accel.x) / 1000, Real(s.accel.y) / 1000, Real(s.accel.z) / 1000)
+        let w = (Real(s.gyro.x) / 1000, Real(s.gyro.y) / 1000, Real(s.gyro.z) / 1000)
         let g = gravity.update(a, w)
         var e = Events()
         if let p = shake.update(s.t, a, g) { e.formUnion(.shake(p)) }
@@ -266,22 +266,22 @@ enum FloatPhone {
     struct Threshold {
         var r = Refractory()
         mutating func update(_ s: Sample) -> Bool {
-            let a = (Double(s.accel.x) / 1000, Double(s.accel.y) / 1000, Double(s.accel.z) / 1000)
+            let a = (Real(s.accel.x) / 1000, Real(s.accel.y) / 1000, Real(s.accel.z) / 1000)
             return r.update(s.t, max(abs(a.0), abs(a.1), abs(a.2)) > 2.45)
         }
     }
 
     struct LowPass {
-        var g = (0.0, 0.0, 0.0), primed = false
-        let alpha: Double
+        var g: (Real, Real, Real) = (0, 0, 0), primed = false
+        let alpha: Real
         var r = Refractory()
         init(periodMicros: Int64) {
-            let tau = (1.0 / 60) * 0.9 / 0.1
-            let dt = Double(periodMicros) / 1e6
+            let tau: Real = (1.0 / 60) * 0.9 / 0.1
+            let dt = Real(periodMicros) / 1e6
             alpha = dt / (tau + dt)
         }
         mutating func update(_ s: Sample) -> Bool {
-            let a = (Double(s.accel.x) / 1000, Double(s.accel.y) / 1000, Double(s.accel.z) / 1000)
+            let a = (Real(s.accel.x) / 1000, Real(s.accel.y) / 1000, Real(s.accel.z) / 1000)
             if !primed { g = a; primed = true }
             g = (g.0 + (a.0 - g.0) * alpha, g.1 + (a.1 - g.1) * alpha, g.2 + (a.2 - g.2) * alpha)
             return r.update(s.t, max(abs(a.0 - g.0), abs(a.1 - g.1), abs(a.2 - g.2)) > 0.38)
@@ -291,7 +291,7 @@ enum FloatPhone {
     struct Planar {
         var r = Refractory()
         mutating func update(_ s: Sample) -> Bool {
-            let x = Double(s.accel.x) / 1000, y = Double(s.accel.y) / 1000
+            let x = Real(s.accel.x) / 1000, y = Real(s.accel.y) / 1000
             return r.update(s.t, (x * x + y * y).squareRoot() > 2.3)
         }
     }
@@ -307,7 +307,7 @@ enum FloatPhone {
             minCount = Int((250_000 + periodMicros - 1) / periodMicros) + 1
         }
         mutating func update(_ s: Sample) -> Bool {
-            let a = (Double(s.accel.x), Double(s.accel.y), Double(s.accel.z))
+            let a = (Real(s.accel.x), Real(s.accel.y), Real(s.accel.z))
             let accelerating = (a.0 * a.0 + a.1 * a.1 + a.2 * a.2).squareRoot() / 1000 * 9.80665 > 13
             if count == q.count { if q[head] { ones -= 1 } } else { count += 1 }
             q[head] = accelerating

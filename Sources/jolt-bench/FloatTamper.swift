@@ -6,19 +6,19 @@ import JoltCore
 /// The tamper detector in floating point: the same movement (a leaky velocity past a dead zone
 /// around a slow baseline, zeroed by jolts and rings) and the same tilt test, in g and seconds.
 struct FloatMovement {
-    let period: Double, speed: Double, hold: Int64, leak: Double, gain: Double
-    let dead = 0.025, shock = 0.45
+    let period: Real, speed: Real, hold: Int64, leak: Real, gain: Real
+    let dead: Real = 0.025, shock: Real = 0.45
     var started = false
-    var b = (0.0, 0.0, 0.0), v = (0.0, 0.0, 0.0), d = (0.0, 0.0, 0.0)
+    var b: (Real, Real, Real) = (0, 0, 0), v: (Real, Real, Real) = (0, 0, 0), d: (Real, Real, Real) = (0, 0, 0)
     var since: Int64 = .min, quietFrom: Int64 = .min, lastReversal: Int64 = .min
     var signs: (Int, Int, Int) = (0, 0, 0)
-    let turnLimit = 0.030, turnHold: Int64 = 60_000, band = 0.017, lp: Double
-    var l = (0.0, 0.0, 0.0), turnDir = (0.0, 0.0, 0.0)
+    let turnLimit: Real = 0.030, turnHold: Int64 = 60_000, band: Real = 0.017, lp: Real
+    var l: (Real, Real, Real) = (0, 0, 0), turnDir: (Real, Real, Real) = (0, 0, 0)
     var turnSince: Int64 = .min
 
     init(_ s: DetectionSettings) {
-        period = Double(s.periodMicros) / 1e6
-        speed = Double(s.tamper.moveSpeedMMs) / 1000 / 9.80665
+        period = Real(s.periodMicros) / 1e6
+        speed = Real(s.tamper.moveSpeedMMs) / 1000 / 9.80665
         hold = Int64(s.tamper.moveMillis) * 1000
         leak = period / 0.5
         gain = period / 20
@@ -35,7 +35,7 @@ struct FloatMovement {
     }
 
     /// The turn across gravity past 30 mg, low-passed, held the same way for 60 ms.
-    mutating func turning(_ t: Int64, _ e: (Double, Double, Double)) -> Bool {
+    mutating func turning(_ t: Int64, _ e: (Real, Real, Real)) -> Bool {
         var p = e
         if max(abs(e.0), abs(e.1), abs(e.2)) <= band {
             p = (0, 0, 0)
@@ -47,7 +47,8 @@ struct FloatMovement {
             }
         }
         l = (l.0 + (p.0 - l.0) * lp, l.1 + (p.1 - l.1) * lp, l.2 + (p.2 - l.2) * lp)
-        guard l.0 * l.0 + l.1 * l.1 + l.2 * l.2 > turnLimit * turnLimit else {
+        let l2: Real = l.0 * l.0 + l.1 * l.1 + l.2 * l.2
+        guard l2 > turnLimit * turnLimit else {
             turnSince = .min
             return false
         }
@@ -58,14 +59,14 @@ struct FloatMovement {
         return t - turnSince >= turnHold
     }
 
-    mutating func update(_ t: Int64, _ a: (Double, Double, Double)) -> Bool {
+    mutating func update(_ t: Int64, _ a: (Real, Real, Real)) -> Bool {
         if !started { b = a; started = true }
         let e = (a.0 - b.0, a.1 - b.1, a.2 - b.2)
         b = (b.0 + (a.0 - b.0) * gain, b.1 + (a.1 - b.1) * gain, b.2 + (a.2 - b.2) * gain)
         if max(abs(e.0), abs(e.1), abs(e.2)) > shock { quietFrom = t + 250_000 }
-        func sign(_ x: Double) -> Int { x > dead ? 1 : (x < -dead ? -1 : 0) }
+        func sign(_ x: Real) -> Int { x > dead ? 1 : (x < -dead ? -1 : 0) }
         var flipped = false
-        func follow(_ x: Double, _ last: inout Int) {
+        func follow(_ x: Real, _ last: inout Int) {
             let n = sign(x)
             if n != 0 { if last == -n { flipped = true }; last = n }
         }
@@ -82,7 +83,7 @@ struct FloatMovement {
             return false
         }
         let turned = turning(t, e)
-        func past(_ x: Double) -> Double { x > dead ? x - dead : (x < -dead ? x + dead : 0) }
+        func past(_ x: Real) -> Real { x > dead ? x - dead : (x < -dead ? x + dead : 0) }
         v = (v.0 + past(e.0) * period - v.0 * leak, v.1 + past(e.1) * period - v.1 * leak, v.2 + past(e.2) * period - v.2 * leak)
         guard v.0 * v.0 + v.1 * v.1 + v.2 * v.2 > speed * speed else {
             since = .min
@@ -97,22 +98,22 @@ struct FloatMovement {
 }
 
 struct FloatTamper {
-    let cos2: Double, holdoff: Int64
+    let cos2: Real, holdoff: Int64
     var movement: FloatMovement
     var armed = false
-    var reference = (0.0, 0.0, 1.0)
+    var reference: (Real, Real, Real) = (0, 0, 1)
     var bucketEnd: Int64 = .min
     var bucketMoved = false
     var lastFired: Int64 = .min
 
     init(_ s: DetectionSettings) {
-        let c = cos(Double(s.tamper.tiltDeci) / 10 * .pi / 180)
+        let c = cos(Real(s.tamper.tiltDeci) / 10 * .pi / 180)
         cos2 = c * c
         holdoff = Int64(s.tamper.holdoffMillis) * 1000
         movement = FloatMovement(s)
     }
 
-    mutating func arm(_ g: (Double, Double, Double)) {
+    mutating func arm(_ g: (Real, Real, Real)) {
         armed = true
         reference = g
         movement.restart()
@@ -121,7 +122,7 @@ struct FloatTamper {
         lastFired = .min
     }
 
-    mutating func update(_ t: Int64, _ a: (Double, Double, Double), _ g: (Double, Double, Double)) -> Bool {
+    mutating func update(_ t: Int64, _ a: (Real, Real, Real), _ g: (Real, Real, Real)) -> Bool {
         guard armed else { return false }
         if movement.update(t, a) { bucketMoved = true }
         if t < bucketEnd { return false }

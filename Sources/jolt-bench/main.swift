@@ -22,6 +22,7 @@ struct Options {
     var withCallgrind = true
     var jolt: String?
     var signalTrials = 10
+    var workload: (name: String, count: Int)?   // print a workload's samples and stop
 }
 
 func fail(_ m: String) -> Never {
@@ -52,6 +53,10 @@ while !args.isEmpty {
     case "--callgrind": o.callgrind = int(value(), "--callgrind needs a sample count")
     case "--rest": o.restWorkload = true
     case "--no-callgrind": o.withCallgrind = false
+    case "--workload":
+        let name = value()
+        guard name == "mixed" || name == "rest" else { fail("--workload must be mixed or rest") }
+        o.workload = (name, int(value(), "--workload needs a sample count after the name"))
     case "--jolt": o.jolt = value()
     case "--smoke":
         o.samples = 1_000_000
@@ -63,7 +68,10 @@ while !args.isEmpty {
         print("""
             usage: jolt-bench [--json] [--samples N] [--runs K] [--daemon-seconds S] [--replay-minutes M]
                               [--no-callgrind] [--jolt PATH] [--smoke]
+                   jolt-bench --workload mixed|rest N
             Build with -c release. --smoke: a short run that checks every figure is produced.
+            --workload: print N samples of the mixed-motion or at-rest workload as `jolt replay
+            --samples` does, for another build of the core (scripts/cortex-m-bench).
             """)
         exit(0)
     default: fail("unknown option \(a) (see --help)")
@@ -73,6 +81,23 @@ while !args.isEmpty {
 let rate = benchRate
 var settings = DetectionSettings(rateMilliHz: 100_000, gyro: true)
 settings.rangeMilliG = 8000
+
+// MARK: a workload's samples, for another build of the core
+
+if let w = o.workload {
+    let samples = w.name == "rest" ? rest(count: w.count) : mixedMotion(count: w.count)
+    var text = "# jolt samples: rate_mhz=\(settings.rateMilliHz) gyro=1 range_mg=\(settings.rangeMilliG)\n"
+    for s in samples { text += "\(s.t) \(s.accel.x) \(s.accel.y) \(s.accel.z) \(s.gyro.x) \(s.gyro.y) \(s.gyro.z)\n" }
+    text.withCString { p in
+        var done = 0, left = strlen(p)
+        while left > 0 {
+            let n = write(1, p + done, left)
+            if n <= 0 { exit(74) }
+            done += n; left -= n
+        }
+    }
+    exit(0)
+}
 
 // MARK: callgrind workload mode
 
