@@ -22,11 +22,3 @@ public func benchRun(_ p: UnsafeRawPointer, _ n: Int32, _ rateMilliHz: Int32, _ 
     }
     return sum
 }
-
-@inline(__always)
-func packedSample(_ p: UnsafeRawPointer, _ i: Int) -> Sample {
-    let b = p + i * 32
-    return Sample(t: b.load(as: Int64.self),
-                  accel: Vec3(b.load(fromByteOffset: 8, as: Int32.self), b.load(fromByteOffset: 12, as: Int32.self), b.load(fromByteOffset: 16, as: Int32.self)),
-                  gyro: Vec3(b.load(fromByteOffset: 20, as: Int32.self), b.load(fromByteOffset: 24, as: Int32.self), b.load(fromByteOffset: 28, as: Int32.self)))
-}
