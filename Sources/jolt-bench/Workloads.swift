@@ -114,3 +114,19 @@ func rest(count: Int) -> [Sample] {
     sc.rest(Double(count) / benchRate + 0.1)
     return Array(sc.samples.prefix(count))
 }
+
+/// Prints `count` samples of the `rest` or mixed-motion workload as `jolt replay --samples` does,
+/// for another build of the core (scripts/cortex-m-bench).
+func printWorkload(_ name: String, count: Int, settings: DetectionSettings) {
+    let samples = name == "rest" ? rest(count: count) : mixedMotion(count: count)
+    var text = "# jolt samples: rate_mhz=\(settings.rateMilliHz) gyro=1 range_mg=\(settings.rangeMilliG)\n"
+    for s in samples { text += "\(s.t) \(s.accel.x) \(s.accel.y) \(s.accel.z) \(s.gyro.x) \(s.gyro.y) \(s.gyro.z)\n" }
+    text.withCString { p in
+        var done = 0, left = strlen(p)
+        while left > 0 {
+            let n = write(1, p + done, left)
+            if n <= 0 { exit(74) }
+            done += n; left -= n
+        }
+    }
+}

@@ -85,17 +85,7 @@ settings.rangeMilliG = 8000
 // MARK: a workload's samples, for another build of the core
 
 if let w = o.workload {
-    let samples = w.name == "rest" ? rest(count: w.count) : mixedMotion(count: w.count)
-    var text = "# jolt samples: rate_mhz=\(settings.rateMilliHz) gyro=1 range_mg=\(settings.rangeMilliG)\n"
-    for s in samples { text += "\(s.t) \(s.accel.x) \(s.accel.y) \(s.accel.z) \(s.gyro.x) \(s.gyro.y) \(s.gyro.z)\n" }
-    text.withCString { p in
-        var done = 0, left = strlen(p)
-        while left > 0 {
-            let n = write(1, p + done, left)
-            if n <= 0 { exit(74) }
-            done += n; left -= n
-        }
-    }
+    printWorkload(w.name, count: w.count, settings: settings)
     exit(0)
 }
 
