@@ -14,7 +14,7 @@
 /// — what a customer's lean does. So the reading's turn across gravity is followed too: past
 /// 30 mg (about 1.7°), low-passed and held the same way for 60 ms, it is the start of a tilt.
 ///
-/// Integers only; every product stays far below 2^63 (velocities are kept within ±10 m/s,
+/// Integers only; every product stays below 2^63 (velocities are kept within ±10 m/s,
 /// 10^9 mg·µs, so a squared speed is at most 3·10^18).
 public struct Movement: Sendable {
     /// Acceleration within this of the baseline is noise or a lean, mg.
