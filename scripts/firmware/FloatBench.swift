@@ -7,18 +7,9 @@ import JoltCore
 @_extern(c, "cos") func c_cos(_ x: Double) -> Double
 func cos(_ x: Real) -> Real { Real(c_cos(Double(x))) }
 
+extension FloatDefaultDetectors: BenchDetectors {}
+
 @_cdecl("jolt_bench_run")
 public func benchRun(_ p: UnsafeRawPointer, _ n: Int32, _ rateMilliHz: Int32, _ rangeMilliG: Int32) -> UInt32 {
-    var s = DetectionSettings(rateMilliHz: rateMilliHz, gyro: true)
-    s.rangeMilliG = rangeMilliG
-    var d = FloatDefaultDetectors(s)
-    _ = d.update(packedSample(p, 0))
-    d.armTamper()
-    var sum: UInt32 = 0
-    var i = 1
-    while i < Int(n) {
-        sum &+= UInt32(d.update(packedSample(p, i)).rawValue) &* UInt32(truncatingIfNeeded: i)
-        i += 1
-    }
-    return sum
+    benchRun(FloatDefaultDetectors.self, p, n, rateMilliHz, rangeMilliG)
 }
