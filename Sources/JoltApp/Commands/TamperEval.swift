@@ -26,6 +26,19 @@ enum TamperEval {
         return rows
     }
 
+    /// A table row: the first `left` cells left-aligned, the rest right-aligned, each in its width.
+    static func row(_ cells: [String], widths: [Int], left: Int) -> String {
+        zip(cells, widths).enumerated().map { i, cw in
+            i < left ? cw.0 + String(repeating: " ", count: max(cw.1 - cw.0.count, 0)) : EvalCommand.pad(cw.0, cw.1)
+        }.joined() + "\n"
+    }
+
+    /// The share of `kind`'s thefts the rule caught, as "95%" ("—" when there were none).
+    static func recall(_ sc: TamperScore, _ kind: String) -> String {
+        let n = sc.labelled[kind] ?? 0
+        return n == 0 ? "—" : EvalCommand.fmt(Double(sc.found[kind] ?? 0) / Double(n) * 100, 0) + "%"
+    }
+
     static func percentile(_ v: [Double], _ p: Double) -> Double? {
         guard !v.isEmpty else { return nil }
         let s = v.sorted()
@@ -39,17 +52,12 @@ enum TamperEval {
         let head = ["rate", "chip", "rule"] + kinds + ["all", "p50", "p95", "false"]
         let sub = ["Hz", "", ""] + kinds.map { _ in "" } + ["", "ms", "ms", "/h"]
         let w = [6, 8, 10] + kinds.map { max($0.count + 1, 7) } + [7, 6, 6, 7]
-        func line(_ cells: [String]) -> String {
-            zip(cells, w).enumerated().map { i, cw in i < 3 ? cw.0 + String(repeating: " ", count: max(cw.1 - cw.0.count, 0)) : EvalCommand.pad(cw.0, cw.1) }.joined() + "\n"
-        }
+        func line(_ cells: [String]) -> String { row(cells, widths: w, left: 3) }
         s += line(head) + line(sub)
         for r in rows {
             let sc = r.score
             var cells = [EvalCommand.fmt(r.rate, 0), r.gyro ? "gyro" : "accel", r.algorithm.rawValue]
-            for k in kinds {
-                let n = sc.labelled[k] ?? 0
-                cells.append(n == 0 ? "—" : EvalCommand.fmt(Double(sc.found[k] ?? 0) / Double(n) * 100, 0) + "%")
-            }
+            for k in kinds { cells.append(recall(sc, k)) }
             cells.append(EvalCommand.fmt(sc.recall * 100, 1) + "%")
             cells.append(EvalCommand.cell(percentile(sc.allLatencies, 50)))
             cells.append(EvalCommand.cell(percentile(sc.allLatencies, 95)))
@@ -62,21 +70,17 @@ enum TamperEval {
     }
 
     /// Jolt's detector theft by theft: recall, then the median and 95th-percentile latency.
-    static func byTheft(_ rows: [Row], rule: TamperAlgorithm = .jolt) -> String {
+    static func byTheft(_ rows: [Row]) -> String {
         let kinds = KioskCorpus.positives
-        var s = "\(rule.rawValue) by theft: recall, latency p50/p95 (ms)\n"
+        var s = "jolt by theft: recall, latency p50/p95 (ms)\n"
         let w = [6, 8] + kinds.map { _ in 16 }
-        func line(_ cells: [String]) -> String {
-            zip(cells, w).enumerated().map { i, cw in i < 2 ? cw.0 + String(repeating: " ", count: max(cw.1 - cw.0.count, 0)) : EvalCommand.pad(cw.0, cw.1) }.joined() + "\n"
-        }
+        func line(_ cells: [String]) -> String { row(cells, widths: w, left: 2) }
         s += line(["rate", "chip"] + kinds)
-        for r in rows where r.algorithm == rule {
+        for r in rows where r.algorithm == .jolt {
             var cells = [EvalCommand.fmt(r.rate, 0), r.gyro ? "gyro" : "accel"]
             for k in kinds {
-                let n = r.score.labelled[k] ?? 0
                 let l = r.score.latencies[k] ?? []
-                let recall = n == 0 ? "—" : EvalCommand.fmt(Double(r.score.found[k] ?? 0) / Double(n) * 100, 0) + "%"
-                cells.append("\(recall) \(EvalCommand.cell(percentile(l, 50)))/\(EvalCommand.cell(percentile(l, 95)))")
+                cells.append("\(recall(r.score, k)) \(EvalCommand.cell(percentile(l, 50)))/\(EvalCommand.cell(percentile(l, 95)))")
             }
             s += line(cells)
         }
