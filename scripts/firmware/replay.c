@@ -5,10 +5,8 @@
  *   On Linux: the samples on standard input; --arm arms.
  *   On a Cortex-M under QEMU (JOLT_SEMIHOSTING): the samples in the host's file replay.samples,
  *   armed if replay.arm exists, both read through semihosting; the output on its console. */
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <string.h>
+#include "samples.h"
 
 void jolt_replay_setup(int32_t rate_mhz, bool gyro, int32_t range_mg, bool arm);
 uint32_t jolt_replay_sample(int64_t t, int32_t ax, int32_t ay, int32_t az, int32_t gx, int32_t gy, int32_t gz);
@@ -27,21 +25,22 @@ int main(int argc, char **argv) {
     bool arm = argc > 1 && strcmp(argv[1], "--arm") == 0;
 #endif
     int rate, gyro, range;
-    if (fscanf(in, " # jolt samples: rate_mhz=%d gyro=%d range_mg=%d", &rate, &gyro, &range) != 3) {
+    if (!jolt_samples_header(in, &rate, &gyro, &range)) {
         fprintf(stderr, "replay: standard input is not what 'jolt replay --samples' prints\n");
         return 65;
     }
     jolt_replay_setup(rate, gyro != 0, range, arm);
     static const char *names[] = {"shake began", "shake ended", "shake cancelled", "flip face_down", "flip face_up", "tamper"};
-    long long t, count = 0;
-    long ax, ay, az, gx, gy, gz;   /* long: at least 32 bits everywhere */
-    while (fscanf(in, " %lld %ld %ld %ld %ld %ld %ld", &t, &ax, &ay, &az, &gx, &gy, &gz) == 7) {
-        uint32_t e = jolt_replay_sample(t, ax, ay, az, gx, gy, gz);
+    long long count = 0;
+    int64_t t;
+    int32_t v[6];
+    while (jolt_samples_next(in, &t, v)) {
+        uint32_t e = jolt_replay_sample(t, v[0], v[1], v[2], v[3], v[4], v[5]);
         count++;
         for (int i = 0; i < 6; i++) {
             if (!(e & (1u << i))) continue;
-            if (i < 3) printf("%lld %s %lld\n", t, names[i], (long long)jolt_replay_shake_peak2());
-            else printf("%lld %s\n", t, names[i]);
+            if (i < 3) printf("%lld %s %lld\n", (long long)t, names[i], (long long)jolt_replay_shake_peak2());
+            else printf("%lld %s\n", (long long)t, names[i]);
         }
     }
     if (!feof(in)) {

@@ -4,9 +4,8 @@
  * bench.samples (what `jolt-bench --workload` prints) into memory through semihosting, then runs
  * jolt_bench_run (scripts/firmware/Bench.swift or FloatBench.swift) over it between two readings
  * of SysTick, and prints "samples instructions checksum". */
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
+#include "../samples.h"
 
 uint32_t jolt_bench_run(const void *samples, int32_t n, int32_t rate_mhz, int32_t range_mg);
 
@@ -27,17 +26,17 @@ int main(int argc, char **argv) {
     (void)argc; (void)argv;
     FILE *in = fopen("bench.samples", "r");
     int rate, gyro, range;
-    if (!in || fscanf(in, " # jolt samples: rate_mhz=%d gyro=%d range_mg=%d", &rate, &gyro, &range) != 3) {
+    if (!in || !jolt_samples_header(in, &rate, &gyro, &range)) {
         printf("bench: no workload in bench.samples\n");
         return 66;
     }
     int cap = 100000, n = 0;
     struct packed *s = malloc(sizeof *s * (size_t)cap);
-    long long t;
-    long v[6];
-    while (n < cap && fscanf(in, " %lld %ld %ld %ld %ld %ld %ld", &t, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) == 7) {
+    int64_t t;
+    int32_t v[6];
+    while (n < cap && jolt_samples_next(in, &t, v)) {
         s[n].t = t;
-        for (int i = 0; i < 3; i++) { s[n].a[i] = (int32_t)v[i]; s[n].g[i] = (int32_t)v[3 + i]; }
+        for (int i = 0; i < 3; i++) { s[n].a[i] = v[i]; s[n].g[i] = v[3 + i]; }
         n++;
     }
     SYST_RVR = 0xFFFFFF;
