@@ -158,8 +158,8 @@ struct AlarmRunTests {
         Sys.close(b)
     }
 
-    @Test("systemd notify: READY=1 and STATUS reach NOTIFY_SOCKET")
-    func notify() throws {
+    /// Runs `jolt run ARGS` with NOTIFY_SOCKET (and `env`) and returns what it sent there, and its exit status.
+    func notifications(_ args: [String], env: [String: String] = [:]) throws -> (messages: [String], status: Int32) {
         let path = socketPath()
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         var addr = sockaddr_un()
@@ -170,8 +170,8 @@ struct AlarmRunTests {
         defer { close(fd); unlink(path) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
-        p.arguments = ["run", "--fast", "--quiet", "--seconds", "1"]
-        p.environment = ["NOTIFY_SOCKET": path, "PATH": "/usr/bin:/bin"]
+        p.arguments = ["run"] + args
+        p.environment = ["NOTIFY_SOCKET": path, "PATH": "/usr/bin:/bin"].merging(env) { $1 }
         p.standardOutput = FileHandle.nullDevice
         try p.run()
         p.waitUntilExit()
@@ -182,8 +182,28 @@ struct AlarmRunTests {
             if n <= 0 { break }
             messages.append(String(decoding: b[0..<n], as: UTF8.self))
         }
+        return (messages, p.terminationStatus)
+    }
+
+    @Test("systemd notify: READY=1 and STATUS reach NOTIFY_SOCKET")
+    func notify() throws {
+        let (messages, status) = try notifications(["--fast", "--quiet", "--seconds", "1"])
+        #expect(status == 0)
         #expect(messages.first?.hasPrefix("READY=1\nSTATUS=watching MPU6050") == true, "\(messages)")
         #expect(messages.contains("STOPPING=1"))
+        #expect(!messages.contains("WATCHDOG=1"), "no watchdog without WATCHDOG_USEC")
+    }
+
+    @Test("systemd watchdog: WATCHDOG=1 from the sampling loop every half WatchdogSec, for this process only")
+    func watchdog() throws {
+        // WatchdogSec=0.2 s over 1.5 s of real time: a ping every 0.1 s (the first one at once).
+        let (messages, status) = try notifications(["--quiet", "--seconds", "1.5"], env: ["WATCHDOG_USEC": "200000"])
+        #expect(status == 0, "\(messages)")
+        let pings = messages.filter { $0 == "WATCHDOG=1" }.count
+        #expect(pings >= 5 && pings <= 16, "\(pings) pings: \(messages)")
+        // WATCHDOG_PID names another process: the interval is not for this one.
+        let other = try notifications(["--quiet", "--seconds", "0.5"], env: ["WATCHDOG_USEC": "200000", "WATCHDOG_PID": "1"])
+        #expect(other.status == 0 && !other.messages.contains("WATCHDOG=1"), "\(other.messages)")
     }
 
     @Test("SIGHUP reloads a good profile, refuses a bad one and keeps running")
@@ -211,7 +231,7 @@ struct AlarmRunTests {
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
         let err = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(err.contains("reloaded \(boardPath)"))
+        #expect(err.contains("reloaded \(boardPath): detection.sensitivity \"medium\" → \"high\""), "a reload says what it changed: \(err)")
         #expect(err.contains("reload refused, keeping the running configuration: \(boardPath):1: rate_hz: must be a number"))
     }
 

@@ -223,7 +223,8 @@ final class Notifier {
     let socket: String?
     /// The watchdog interval, µs (WATCHDOG_USEC), when the service has one for this process.
     let watchdogMicros: Int64?
-    var lastPing: Int64 = .min
+    /// When the last WATCHDOG=1 went (monotonic µs); nil before the first.
+    var lastPing: Int64?
 
     init() {
         socket = Environment.value("NOTIFY_SOCKET")
@@ -247,7 +248,8 @@ final class Notifier {
     /// has been stuck in one write for half the interval, so that a reader that stopped gets the
     /// service restarted (the alarm's saved state then sounds again).
     func watchdog(now: Int64) {
-        guard let w = watchdogMicros, now - lastPing >= w / 2 else { return }
+        guard let w = watchdogMicros else { return }
+        if let last = lastPing, now - last < w / 2 { return }
         if TextOutput.standardOutput.stuck(now: now, limit: w / 2) || TextOutput.standardError.stuck(now: now, limit: w / 2) { return }
         lastPing = now
         send("WATCHDOG=1")
