@@ -40,3 +40,35 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
         return .object(m)
     }
 }
+
+extension JSON {
+    /// What differs between two documents, one entry per changed value, by dotted path:
+    /// `detection.tamper.tilt_deg 10 → 25`, `mqtt (added)`, `alarm.key_switch (removed)`.
+    /// Lists are compared whole. A reload says this in the log.
+    public static func changes(from old: JSON, to new: JSON, at path: String = "") -> [String] {
+        let name = path.isEmpty ? "(the whole document)" : path
+        guard old != new else { return [] }
+        guard case .object(let a) = old, case .object(let b) = new else {
+            return ["\(name) \(brief(old)) → \(brief(new))"]
+        }
+        var out: [String] = []
+        for (key, value) in a {
+            let sub = path.isEmpty ? key : "\(path).\(key)"
+            if let n = b.first(where: { $0.key == key }) {
+                out += changes(from: value.value, to: n.value.value, at: sub)
+            } else {
+                out.append("\(sub) (removed)")
+            }
+        }
+        for (key, _) in b where !a.contains(where: { $0.key == key }) {
+            out.append("\(path.isEmpty ? key : "\(path).\(key)") (added)")
+        }
+        return out
+    }
+
+    /// A value short enough for a log line.
+    private static func brief(_ v: JSON) -> String {
+        let t = v.text
+        return t.count <= 40 ? t : String(t.prefix(37)) + "…"
+    }
+}

@@ -6,6 +6,7 @@ import JoltCore
 import JoltChips
 import JoltDrivers
 import JoltEngine
+import JoltJSON
 import JoltLinux
 import JoltSim
 
@@ -35,6 +36,8 @@ final class RunCommand {
     }
 
     var board: BoardProfile
+    /// The board file as last read, to say what a reload changed.
+    var profileTree: JSON?
     let options: Options
     let out: TextOutput
     let hw: Hardware
@@ -92,6 +95,10 @@ final class RunCommand {
         var b = board
         if options.forever { b.sim.loop = true }
         self.board = b
+        if !b.file.isEmpty, !b.file.hasPrefix("("), !b.file.contains("(built in)"),
+           let bytes = try? readFile(b.file, what: "board profile", missingHint: "") {
+            profileTree = try? JSONParser.parse(bytes).value
+        }
         self.options = options
         self.out = out
         hw = try Hardware.open(b, trace: options.trace, source: options.source)

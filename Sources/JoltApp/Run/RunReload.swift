@@ -15,8 +15,10 @@ extension RunCommand {
         notifier.send("RELOADING=1")
         defer { notifier.send("READY=1") }
         let new: BoardProfile
+        let bytes: [UInt8]
         do {
-            new = try BoardProfile.load(path: board.file)
+            bytes = try readFile(board.file, what: "board profile", missingHint: "see boards/ for examples")
+            new = try BoardProfile.parse(bytes, file: board.file)
         } catch {
             Log.error("reload refused, keeping the running configuration: \(error.message)")
             return
@@ -55,6 +57,13 @@ extension RunCommand {
             if let old = alarm { alarm = old.reconfigured(n.settings) }
         }
         board = applied
-        Log.info("reloaded \(board.file)")
+        let tree = try? JSONParser.parse(bytes).value
+        var changed = ["nothing changed"]
+        if let old = profileTree, let tree {
+            let c = JSON.changes(from: old, to: tree)
+            if !c.isEmpty { changed = c.count <= 8 ? c : Array(c.prefix(8)) + ["and \(c.count - 8) more"] }
+        }
+        profileTree = tree
+        Log.info("reloaded \(board.file): \(changed.joined(separator: ", "))")
     }
 }
