@@ -244,7 +244,8 @@ struct AlarmRunTests {
         for directive in ["Type=notify", "WatchdogSec=", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict",
                           "DeviceAllow=char-i2c rw", "DeviceAllow=char-gpiochip rw", "SupplementaryGroups=i2c gpio",
                           "ExecStart=/usr/bin/jolt run --board /etc/jolt/jolt.json", "ExecStopPost=/usr/bin/jolt safe --board /etc/jolt/jolt.json",
-                          "RuntimeDirectory=jolt"] {
+                          "RuntimeDirectory=jolt", "SystemCallFilter=@system-service", "IPAddressDeny=any", "ProtectClock=yes",
+                          "RestrictSUIDSGID=yes"] {
             #expect(unit.contains(directive), "\(directive)")
         }
         // The package's default configuration loads, names the Pi's bus, and arms nothing.
