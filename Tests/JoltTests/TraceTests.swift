@@ -99,6 +99,20 @@ struct TraceTests {
         #expect(!r.error.contains("\n"))
     }
 
+    @Test("deep in a long trace (replay's bulk reader): a bad row is named by its line; no final newline loses nothing")
+    func deepRows() {
+        var rows = "# rate_hz: 100\nt,ax,ay,az\n"
+        for i in 0..<30_000 { rows += "\(Double(i) / 100),0.001,0.002,\(i % 2 == 0 ? "1.000" : "0.998")\n" }
+        let bad = tempFile(rows.replacingOccurrences(of: "\n250.0,", with: "\n250.0,x"))
+        let r = jolt(["replay", bad])
+        #expect(r.code == .dataError)
+        #expect(r.error.contains("\(bad):25003: "), "\(r.error)")
+        let whole = jolt(["replay", "--samples", tempFile(rows)])
+        let cut = jolt(["replay", "--samples", tempFile(String(rows.dropLast()))])
+        #expect(whole.code == .ok && cut.code == .ok)
+        #expect(whole.out.split(separator: "\n").count >= 30_000 && whole.out == cut.out)
+    }
+
     @Test("binary garbage, non-UTF-8 and a 100 MB line are refused cleanly")
     func garbage() {
         var rng = SplitMix64(state: 3)

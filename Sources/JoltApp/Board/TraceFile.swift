@@ -167,6 +167,50 @@ public final class TraceFile {
         }
     }
 
+    /// Every remaining sample, in order, to `body`: the samples `next()` gives, read in bulk. While
+    /// a buffer's complete lines are parsed, the file's position and parser are held in locals
+    /// (no exclusivity check or closure context per row); refills, the last line and errors go
+    /// through `nextLine` as for `next()`. What `jolt replay` reads through.
+    @inline(__always)
+    public func forEach(_ body: (Sample) throws(JoltError) -> Void) throws(JoltError) {
+        while pendingIndex < pending.count {
+            pendingIndex += 1
+            try body(pending[pendingIndex - 1])
+        }
+        while true {
+            var p = parser
+            var at = start
+            var n = lineNumber
+            let stop = end
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var failure: TraceError?
+            while at < stop, let nl = memchr(base + at, 0x0A, stop - at) {
+                let lineEnd = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+                if lineEnd - at > Self.maxLine { break }   // nextLine reports it
+                n += 1
+                let line = UnsafeBufferPointer(start: base + at, count: lineEnd - at)
+                let r: TraceParser.Line
+                do { r = try p.parse(line, number: n, terminated: true) } catch { failure = error; break }
+                at = lineEnd + 1
+                if case .sample(let sample) = r {
+                    do { try body(sample) } catch {
+                        start = at
+                        lineNumber = n
+                        parser = p
+                        throw error
+                    }
+                }
+            }
+            start = at
+            lineNumber = n
+            parser = p
+            if let failure { throw dataError(failure) }
+            // A refill, the last line without a newline, or the end.
+            guard let r = try nextLine({ (l) throws(JoltError) in try parseLine(l) }) else { return }
+            if case .sample(let sample) = r { try body(sample) }
+        }
+    }
+
     /// The next sample, or nil at the end of the file.
     @inline(__always)
     public func next() throws(JoltError) -> Sample? {

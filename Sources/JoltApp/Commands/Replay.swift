@@ -37,7 +37,7 @@ public struct ReplayCommand {
     /// for: what another build of the core needs to replay it exactly.
     func dump(_ file: TraceFile, _ s: DetectionSettings, out: TextOutput) throws(JoltError) {
         out.write("# jolt samples: rate_mhz=\(s.rateMilliHz) gyro=\(s.gyro ? 1 : 0) range_mg=\(s.rangeMilliG)\n")
-        while let x = try file.next() {
+        try file.forEach { (x) throws(JoltError) in
             out.write("\(x.t) \(x.accel.x) \(x.accel.y) \(x.accel.z) \(x.gyro.x) \(x.gyro.y) \(x.gyro.z)\n")
         }
     }
@@ -60,7 +60,7 @@ public struct ReplayCommand {
             var records: [EventRecord] = []
             var first: Int64?
             var last: Int64 = 0
-            while let s = try file.next() {
+            try file.forEach { (s) throws(JoltError) in
                 let e = d.update(s)
                 if first == nil {
                     first = s.t
