@@ -257,54 +257,8 @@ let tmp = "/tmp/jolt-bench-\(getpid())"
 mkdir(tmp, 0o755)
 defer { _ = spawn(["rm", "-rf", tmp]) }
 
-// Replay: one hour (or --replay-minutes) of 100 Hz six-axis trace.
-log("replay: writing \(o.replayMinutes) min of 100 Hz trace…")
-let replayCount = o.replayMinutes * 60 * 100
-let trace = tmp + "/hour.csv"
-do {
-    let rows = mixedMotion(count: replayCount)
-    var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
-    text.reserveCapacity(rows.count * 60)
-    for s in rows { text += TraceWriter.row(s, gyro: true) }
-    let f = fopen(trace, "w")!
-    fputs(text, f)
-    fclose(f)
-}
-var replayWalls: [Double] = []
-var replayOK = true
-for _ in 0..<max(o.runs, 3) {
-    let r = spawn([joltPath, "replay", "--json", trace])
-    if r.status != 0 { replayOK = false; log("replay failed: \(r.err)") ; break }
-    replayWalls.append(Double(r.wall) / 1e9)
-}
-let replaySeconds = replayWalls.isEmpty ? Double.nan : median(replayWalls)
-// Where the time goes: parsing alone, in this process.
-var parseNs = Double.nan
-do {
-    let fd = open(trace, O_RDONLY)
-    var st = stat()
-    fstat(fd, &st)
-    var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-    _ = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    close(fd)
-    var best = Double.infinity
-    for _ in 0..<3 {
-        let t0 = now()
-        var p = TraceParser()
-        var n = 0
-        bytes.withUnsafeBufferPointer { b in
-            var start = 0
-            var line = 0
-            for i in 0..<b.count where b[i] == 0x0A {
-                line += 1
-                if case .sample = try? p.parse(UnsafeBufferPointer(rebasing: b[start..<i]), number: line, terminated: true) { n += 1 }
-                start = i + 1
-            }
-        }
-        best = min(best, Double(now() - t0) / Double(max(n, 1)))
-    }
-    parseNs = best
-}
+// Replay: one hour (or --replay-minutes) of 100 Hz six-axis trace, beside wc -l (ReplayBench.swift).
+let replay = replayBench(jolt: joltPath, dir: tmp, minutes: o.replayMinutes, runs: o.runs)
 
 // Daemon: jolt run on the simulated board at 100 Hz, with the FIFO and without.
 let daemonFIFO = daemon(fifo: true)
@@ -338,7 +292,6 @@ do {
 
 // MARK: report
 
-let replayRate = Double(replayCount) / replaySeconds
 if o.json {
     func num(_ v: Double?, _ places: Int) -> JSON { guard let v, v.isFinite else { return nil }; return .decimal(f(v, places)) }
     func d(_ x: (cpuPercent: Double, wakeups: Double, transactions: Double)?) -> JSON {
@@ -355,8 +308,9 @@ if o.json {
         "float_agrees": .bool(agreed), "events_compared": .int(agreeFixed.count),
         "instructions_per_sample": num(instructions, 1), "instructions_per_sample_at_rest": num(instructionsRest, 1),
         "state_bytes": .members(stateBytes.map { ($0.0, .int($0.1)) }), "allocations_per_million_samples": .int(allocations),
-        "replay": ["samples": .int(replayCount), "seconds": num(replaySeconds, 3), "samples_per_second": num(replayRate, 0),
-                   "parse_ns_per_sample": num(parseNs, 1), "detect_ns_per_sample": num(median(fixedTimes), 1), "ok": .bool(replayOK)],
+        "replay": ["samples": .int(replay.samples), "seconds": num(replay.seconds, 4), "samples_per_second": num(replay.rate, 0),
+                   "wc_l_seconds": num(replay.wcSeconds, 4), "ratio_to_wc_l": num(replay.ratioToWc, 2),
+                   "parse_ns_per_sample": num(replay.parseNs, 1), "detect_ns_per_sample": num(median(fixedTimes), 1), "ok": .bool(replay.ok)],
         "daemon": ["seconds": .int(o.daemonSeconds), "fifo": d(daemonFIFO), "no_fifo": d(daemonPlain)],
         "stop_after_sigterm_ms": stops.isEmpty ? nil : ["trials": .int(stops.count), "p50": num(median(stops), 1), "max": num(stops.max(), 1)],
         "core_code_bytes_cortex_m": coreBytes.map { .int($0) } ?? nil, "firmware_code_bytes_cortex_m": firmwareBytes.map { .int($0) } ?? nil,
@@ -372,8 +326,9 @@ if o.json {
     t += "\ninstructions per sample, default set (callgrind):  \(f(instructions, 1)) over mixed motion, \(f(instructionsRest, 1)) at rest\n"
     t += "default set state (MemoryLayout):                   \(stateBytes.map { "\($0.1) B at \($0.0)" }.joined(separator: ", "))\n"
     t += "heap allocations over 1,000,000 samples:            \(allocations)\n"
-    t += "\njolt replay, \(o.replayMinutes) min of 100 Hz six-axis trace (\(replayCount) samples): \(f(replaySeconds, 3)) s, \(f(replayRate / 1e6, 2)) M samples/s\n"
-    t += "  of which parsing \(f(parseNs, 1)) ns/sample, detection \(f(median(fixedTimes), 1)) ns/sample, the rest process start, reading and output\n"
+    t += "\njolt replay, \(o.replayMinutes) min of 100 Hz six-axis trace (\(replay.samples) samples): \(f(replay.seconds, 4)) s, \(f(replay.rate / 1e6, 2)) M samples/s;"
+    t += " \(f(replay.ratioToWc, 2))× the time of wc -l on the same file (\(f(replay.wcSeconds, 4)) s, paired runs)\n"
+    t += "  of which parsing \(f(replay.parseNs, 1)) ns/sample, detection \(f(median(fixedTimes), 1)) ns/sample, the rest process start, reading and output\n"
     func d(_ name: String, _ x: (cpuPercent: Double, wakeups: Double, transactions: Double)?) -> String {
         guard let x else { return "\(name): not measured\n" }
         return "\(name): \(f(x.cpuPercent, 3)) % of one core, \(f(x.wakeups, 1)) wake-ups/s, \(f(x.transactions, 1)) bus transactions/s\n"
@@ -385,7 +340,7 @@ if o.json {
     t += "\ncore code for Cortex-M (Embedded Swift, armv7em, -Osize): \(firmwareBytes.map { "\($0) bytes" } ?? "—") for a firmware with the default detectors and the alarm; \(coreBytes.map { "\($0) bytes" } ?? "—") for the whole module with every algorithm\n"
     print(t, terminator: "")
 }
-exit(agreed && replayOK ? 0 : 1)
+exit(agreed && replay.ok ? 0 : 1)
 
 extension StringProtocol {
     func leftPad(_ n: Int) -> String { String(repeating: " ", count: Swift.max(n - count, 0)) + self }
