@@ -307,6 +307,7 @@ struct AttachTests {
         defer { _ = run.stop() }
         #expect(run.wait(for: "control socket \(sock)"), "\(run.stderr)")
         let out = NSTemporaryDirectory() + "attached-\(UUID()).csv"
+        defer { unlink(out) }
         let r = joltBinary(["record", "--board", board, "--seconds", "1", "-o", out])
         #expect(r.code == 0 && r.error.contains("attached to the running jolt"), "\(r)")
         let text = try String(contentsOfFile: out, encoding: .utf8)
@@ -322,6 +323,7 @@ struct AttachTests {
         // A 2 s host stall 3 s in: the FIFO (1024 bytes: under 1 s at 100 Hz) overflows.
         let board = tempFile(#"{"bus": "sim", "chip": "mpu6050", "rate_hz": 100, "sim": {"motion": "rest", "faults": [{"kind": "stall", "at_s": 3, "for_s": 2}]}}"#, name: "stall.json")
         let out = NSTemporaryDirectory() + "gap-\(UUID()).csv"
+        defer { unlink(out) }
         let r = joltBinary(["record", "--board", board, "--seconds", "8", "--fast", "-o", out])
         #expect(r.code == 0, "\(r)")
         let times = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
