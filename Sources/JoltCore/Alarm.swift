@@ -54,6 +54,8 @@ public struct AlarmTransition: Equatable, Sendable {
         case armCommand, disarmCommand, graceOver, shake, flip, tamper, timeout
         /// Brought back as saved after a restart (or armed because nothing could be read).
         case restored
+        /// Triggered by hand (Home Assistant's panel: "trigger"), whatever the state.
+        case panic
     }
 
     public init(from: AlarmState, to: AlarmState, cause: Cause) {
@@ -111,6 +113,12 @@ public struct Alarm: Sendable {
     /// Disarms the alarm at `t`, silencing it.
     public mutating func disarm(at t: Int64) -> AlarmTransition? {
         go(.disarmed, .disarmCommand, t)
+    }
+
+    /// Triggers the alarm by hand at `t` (a panic button), from any state; a sounding alarm
+    /// changes nothing. It sounds until disarmed, or `max_sound_ms`, as any trigger does.
+    public mutating func panic(at t: Int64) -> AlarmTransition? {
+        go(.triggered, .panic, t)
     }
 
     /// Advances time to `t`: the grace period ends, or a sounding alarm times out and re-arms.

@@ -274,7 +274,19 @@ extension Alarm {
 
     /// Applies a command (arm or disarm) at `t`, keeping the tamper detector in step.
     public mutating func command<D: SampleDetector>(arm: Bool, at t: Int64, detectors: inout D) -> AlarmTransition? {
-        let tr = arm ? self.arm(at: t) : disarm(at: t)
+        command(arm ? .armCommand : .disarmCommand, at: t, detectors: &detectors)
+    }
+
+    /// Applies a command — `.armCommand`, `.disarmCommand` or `.panic` — at `t`, keeping the
+    /// tamper detector in step.
+    public mutating func command<D: SampleDetector>(_ c: AlarmTransition.Cause, at t: Int64, detectors: inout D) -> AlarmTransition? {
+        let tr: AlarmTransition?
+        switch c {
+        case .armCommand: tr = arm(at: t)
+        case .disarmCommand: tr = disarm(at: t)
+        case .panic: tr = panic(at: t)
+        default: tr = nil
+        }
         if let tr { follow(tr, detectors: &detectors) }
         return tr
     }

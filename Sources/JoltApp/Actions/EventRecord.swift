@@ -103,6 +103,7 @@ public struct EventRecord: Equatable, Sendable {
         case .tamper: return "tamper"
         case .timeout: return "timeout"
         case .restored: return "restored"
+        case .panic: return "panic"
         }
     }
 
