@@ -50,7 +50,7 @@ public final class MQTTLink: @unchecked Sendable {
     var incoming: [Outbox.Entry] = []
     var retained: [(topic: String, payload: [UInt8])] = []
     var dirty: Set<String> = []
-    var oneShots: [(topic: String, payload: [UInt8])] = []
+    var oneShots: [(topic: String, payload: [UInt8], retain: Bool)] = []
     var stopping = false
     var lastSeq: UInt64 = 0
     var connectedNow = false
@@ -112,9 +112,11 @@ public final class MQTTLink: @unchecked Sendable {
     }
 
     /// Sends a message once, if connected soon (answers to commands); not kept across outages.
-    public func send(topic: String, payload: String) {
+    /// With `retain`, the broker keeps it for later subscribers (the last answer), yet every
+    /// message is sent, unlike `setRetained`, which sends only the latest of a burst.
+    public func send(topic: String, payload: String, retain: Bool = false) {
         lock.with {
-            oneShots.append((topic, Array(payload.utf8)))
+            oneShots.append((topic, Array(payload.utf8), retain))
             if oneShots.count > 100 { oneShots.removeFirst() }
         }
         wake.signal()
@@ -295,14 +297,14 @@ public final class MQTTLink: @unchecked Sendable {
     /// order, at most `window` in flight.
     func pump() {
         guard let c = connection else { return }
-        let (changed, shots) = lock.with { () -> ([(String, [UInt8])], [(String, [UInt8])]) in
+        let (changed, shots) = lock.with { () -> ([(String, [UInt8])], [(topic: String, payload: [UInt8], retain: Bool)]) in
             let r = retained.filter { dirty.contains($0.topic) }.map { ($0.topic, $0.payload) }
             dirty.removeAll()
             defer { oneShots.removeAll() }
-            return (r, oneShots.map { ($0.topic, $0.payload) })
+            return (r, oneShots)
         }
         for (t, p) in changed { _ = c.publish(topic: t, payload: p, qos: 1, retain: true) }
-        for (t, p) in shots { _ = c.publish(topic: t, payload: p, qos: 1, retain: false) }
+        for s in shots { _ = c.publish(topic: s.topic, payload: s.payload, qos: 1, retain: s.retain) }
         guard inflight.count < settings.window else { return }
         let flying = Set(inflight.values)
         let due = lock.with { outbox.entries.filter { !flying.contains($0.seq) }.prefix(settings.window - inflight.count) }
