@@ -214,18 +214,22 @@ struct MQTTTests {
         let states = msgs.filter { $0.0 == "jolt/kiosk-1/state" }.compactMap { json($0.1)?["state"] as? String }
         #expect(states.last == "triggered", "\(states)")
         // Discovery: valid JSON with what Home Assistant requires.
-        let discovery = msgs.filter { $0.0.hasPrefix("homeassistant/") }
-        #expect(Set(discovery.map(\.0)) == ["homeassistant/alarm_control_panel/kiosk-1/alarm/config", "homeassistant/sensor/kiosk-1/last_event/config",
-                                            "homeassistant/binary_sensor/kiosk-1/shake/config", "homeassistant/binary_sensor/kiosk-1/face_down/config"])
+        let discovery = msgs.filter { $0.0.hasPrefix("homeassistant/") && !$0.1.isEmpty && $0.1 != "(null)" }
+        #expect(Set(discovery.map(\.0)) == Set(["alarm_control_panel/kiosk-1/alarm", "sensor/kiosk-1/last_command", "event/kiosk-1/shake", "event/kiosk-1/flip",
+                                                "event/kiosk-1/tamper", "siren/kiosk-1/buzzer", "button/kiosk-1/test_buzzer", "binary_sensor/kiosk-1/tamper",
+                                                "binary_sensor/kiosk-1/problem", "binary_sensor/kiosk-1/shake", "binary_sensor/kiosk-1/face_down"].map { "homeassistant/\($0)/config" }))
         for (topic, payload) in discovery {
             let d = try #require(json(payload), "\(topic): valid JSON")
-            for key in ["name", "unique_id", "state_topic", "availability_topic", "device"] { #expect(d[key] != nil, "\(topic) has \(key)") }
+            for key in ["name", "unique_id", "availability_topic", "device", "origin"] { #expect(d[key] != nil, "\(topic) has \(key)") }
+            #expect(d["state_topic"] != nil || d["command_topic"] != nil, "\(topic)")
             #expect(((d["device"] as? [String: Any])?["identifiers"] as? [String]) == ["jolt_kiosk-1"])
             #expect(((d["device"] as? [String: Any])?["sw_version"] as? String)?.hasPrefix(BuildInfo.version + " (commit ") == true, "\(topic): sw_version")
             if topic.contains("alarm_control_panel") {
                 #expect(d["command_topic"] as? String == "jolt/kiosk-1/set" && d["payload_arm_away"] as? String == "arm" && d["payload_disarm"] as? String == "disarm")
             }
         }
+        // The old last-event sensor: an empty retained configuration removes it.
+        #expect(msgs.contains { $0.0 == "homeassistant/sensor/kiosk-1/last_event/config" && ($0.1.isEmpty || $0.1 == "(null)") }, "removal published")
         // Retained: a subscriber arriving later sees the last state and the discovery.
         let late = try broker.subscribe(["jolt/kiosk-1/state", "homeassistant/#"])
         defer { late.stop() }

@@ -21,6 +21,8 @@ public struct MQTTConfig: Sendable, Equatable {
     public var commandCode: String?
     /// Whether disarm is taken over MQTT: only with a code (the default when one is set).
     public var remoteDisarm = false
+    /// Whether the alarm may be triggered by hand over MQTT (Home Assistant's panel: trigger).
+    public var remoteTrigger = false
     public init() {}
 }
 
@@ -83,6 +85,7 @@ extension BoardProfile {
             }
             m.remoteDisarm = d
         }
+        if let t = try r.bool("remote_trigger") { m.remoteTrigger = t }
         try r.finish()
         return m
     }

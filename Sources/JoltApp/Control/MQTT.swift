@@ -6,12 +6,15 @@ import JoltMQTT
 import JoltTrace
 
 /// What to do with a remote command: carry it out (no refusal), or refuse it — logged and
-/// answered on the result topic unless it says otherwise.
+/// answered on the result topic unless it says otherwise. `command` is `arm`, `disarm`,
+/// `trigger`, `siren` (with `sirenOn` and `durationSeconds`) or `test_buzzer`.
 struct CommandVerdict {
     let command: String
     let refusal: String?
     var logged = true
     var answered = true
+    var sirenOn = false
+    var durationSeconds: Int?
 
     init(_ command: String, _ refusal: String?, logged: Bool = true, answered: Bool = true) {
         self.command = command
@@ -20,7 +23,6 @@ struct CommandVerdict {
         self.answered = answered
     }
 }
-
 
 /// Jolt on MQTT: every event on `<prefix>/<device>/event` (the replay schema, plus `device` and
 /// `seq`) through the link's outbox; the alarm state, availability, shake and face-down
@@ -37,6 +39,8 @@ final class MQTTBridge: @unchecked Sendable {
     /// Wrong codes and lockouts, kept with the alarm's state.
     var remote: RemoteGuard
     let hasAlarm: Bool
+    /// The output Home Assistant's siren and test button sound: the alarm's, else the board's first.
+    let buzzer: String?
 
     var base: String { config.topicPrefix + "/" + config.device }
     var eventTopic: String { base + "/event" }
@@ -46,10 +50,13 @@ final class MQTTBridge: @unchecked Sendable {
     var resultTopic: String { base + "/result" }
     var shakeTopic: String { base + "/shake" }
     var faceDownTopic: String { base + "/face_down" }
+    var tamperTopic: String { base + "/tamper" }
+    var problemTopic: String { base + "/problem" }
 
     init(config: MQTTConfig, board: BoardProfile, stateDirectory: String? = nil) throws(JoltError) {
         self.config = config
         hasAlarm = board.alarm != nil
+        buzzer = board.alarm?.output ?? board.outputs.first?.name
         remote = RemoteGuard(directory: stateDirectory)
         let outbox: Outbox
         do {
@@ -88,9 +95,19 @@ final class MQTTBridge: @unchecked Sendable {
             }
             if queued { wake.signal() }
         }
+        link.onNote = Self.logNote(config)
+        let h = config.host.lowercased()
+        let loopback = h == "localhost" || h.hasPrefix("127.") || h == "::1" || h == "[::1]"
+        if config.password != nil && config.caFile == nil && !loopback {
+            Log.warning("mqtt: the password goes to \(config.host) in plain text: use TLS (mqtt.tls.ca_file, port 8883)")
+        }
+    }
+
+    /// What the link says, as log lines.
+    static func logNote(_ config: MQTTConfig) -> @Sendable (MQTTLink.Note) -> Void {
         let where_ = "\(config.host):\(config.port)"
         let user = config.username
-        link.onNote = { note in
+        return { note in
             switch note {
             case .connected: Log.info("mqtt: connected to \(where_)")
             case .refused(let why):
@@ -101,11 +118,6 @@ final class MQTTBridge: @unchecked Sendable {
             case .quarantined(let place, let why): Log.error("mqtt: an event the broker library refuses (\(why)) was moved aside to \(place); the events after it go on")
             }
         }
-        let h = config.host.lowercased()
-        let loopback = h == "localhost" || h.hasPrefix("127.") || h == "::1" || h == "[::1]"
-        if config.password != nil && config.caFile == nil && !loopback {
-            Log.warning("mqtt: the password goes to \(config.host) in plain text: use TLS (mqtt.tls.ca_file, port 8883)")
-        }
     }
 
     func start(board: BoardProfile, sensor: String, alarm: Alarm?) {
@@ -113,9 +125,10 @@ final class MQTTBridge: @unchecked Sendable {
         if let a = alarm { self.alarm(a.state, since: a.since) }
         link.setRetained(topic: shakeTopic, payload: "OFF")
         link.setRetained(topic: faceDownTopic, payload: "OFF")
-        if config.discovery {
-            for (topic, payload) in discovery(board: board, sensor: sensor) { link.setRetained(topic: topic, payload: payload) }
-        }
+        link.setRetained(topic: problemTopic, payload: "OFF")
+        if alarm?.state != .triggered { link.setRetained(topic: tamperTopic, payload: "OFF") }
+        // Every entity Jolt may publish: its configuration, or an empty one that removes it.
+        for (topic, payload) in discovery(board: board, sensor: sensor) { link.setRetained(topic: topic, payload: payload) }
         link.start()
     }
 
@@ -131,6 +144,9 @@ final class MQTTBridge: @unchecked Sendable {
         case .shake(.began): link.setRetained(topic: shakeTopic, payload: "ON")
         case .shake(.ended), .shake(.cancelled): link.setRetained(topic: shakeTopic, payload: "OFF")
         case .flip(let s): link.setRetained(topic: faceDownTopic, payload: s == .faceDown ? "ON" : "OFF")
+        case .tamper: link.setRetained(topic: tamperTopic, payload: "ON")
+        case .fault: link.setRetained(topic: problemTopic, payload: "ON")
+        case .recovered: link.setRetained(topic: problemTopic, payload: "OFF")
         default: break
         }
     }
@@ -139,6 +155,8 @@ final class MQTTBridge: @unchecked Sendable {
         let payload: JSON = ["state": .string(EventRecord.alarmName(state)), "since": .decimal(EventRecord.seconds(since)),
                              "since_utc": .string(WallClock.iso8601(sinceWall)), "device": .string(config.device)]
         link.setRetained(topic: stateTopic, payload: payload.text)
+        // The tamper sensor is on from a tamper until the alarm stops sounding.
+        if state != .triggered { link.setRetained(topic: tamperTopic, payload: "OFF") }
     }
 
     var commandFD: Int32 { commandWake.fd }
@@ -153,35 +171,48 @@ final class MQTTBridge: @unchecked Sendable {
     }
 
     /// Decides on a command: what to do, or why not. `{"command": "arm", "code": "…"}` or a bare
-    /// `arm` / `disarm`.
+    /// `arm` / `disarm`; `trigger` (with the code), `{"command": "siren", "state": "on", "duration": 5}`
+    /// and `test_buzzer` from Home Assistant's siren and button. Every command needs an
+    /// authenticated connection and none passes a lockout; those of the alarm need the code.
     func judge(_ given: [UInt8]?, now: Int64 = WallClock.nowMicros()) -> CommandVerdict {
         guard let payload = given else { return CommandVerdict("?", "a command larger than \(MQTTLink.maxPayload) bytes: ignored") }
         var command = String(decoding: payload.filter { $0 != 0x0A }, as: UTF8.self).trimmingSpaces
         var code: String?
+        var members: [(key: String, value: JSONNode)] = []
         if command.hasPrefix("{") {
-            guard let node = try? JSONParser.parse(payload), case .object(let members) = node.value,
-                  let c = members.first(where: { $0.key == "command" }), case .string(let name) = c.value.value else {
+            guard let node = try? JSONParser.parse(payload), case .object(let m) = node.value,
+                  let c = m.first(where: { $0.key == "command" }), case .string(let name) = c.value.value else {
                 return CommandVerdict("?", "a command is {\"command\": \"arm\" | \"disarm\", \"code\": \"…\"} or a bare arm or disarm")
             }
+            members = m
             command = name
-            if let k = members.first(where: { $0.key == "code" }), case .string(let s) = k.value.value { code = s }
+            if let k = m.first(where: { $0.key == "code" }), case .string(let s) = k.value.value { code = s }
         }
         command = command.lowercased()
         if command == "arm_away" || command == "arm_home" || command == "arm_night" { command = "arm" }
-        guard command == "arm" || command == "disarm" else { return CommandVerdict(String(command.prefix(40)), "unknown command (arm, disarm)") }
+        let known = ["arm", "disarm", "trigger", "siren", "test_buzzer"]
+        guard known.contains(command) else { return CommandVerdict(String(command.prefix(40)), "unknown command (\(known.joined(separator: ", ")))") }
         guard config.username != nil else {
             return CommandVerdict(command, "commands need an authenticated connection: set mqtt.username and a password, with anonymous access off on the broker")
         }
-        guard hasAlarm else { return CommandVerdict(command, "this board has no alarm") }
-        if command == "disarm" && !config.remoteDisarm {
-            return CommandVerdict(command, "disarm over MQTT is off: set mqtt.command_code (and remote_disarm) to allow it")
+        let ofAlarm = command == "arm" || command == "disarm" || command == "trigger"
+        if let why = notOffered(command, ofAlarm: ofAlarm) { return CommandVerdict(command, why) }
+        var verdict = CommandVerdict(command, nil)
+        if command == "siren" {
+            switch Self.siren(members) {
+            case .success(let (on, seconds)):
+                verdict.sirenOn = on
+                verdict.durationSeconds = seconds
+            case .failure(let why):
+                return CommandVerdict(command, why.message)
+            }
         }
         if let left = remote.lockedFor(now: now) {
             // Counted, neither logged nor answered: a flood of tries costs nothing.
             remote.refusedLocked()
             return CommandVerdict(command, "locked out for \(Self.duration(left)) after too many wrong codes", logged: false, answered: false)
         }
-        if let want = config.commandCode {
+        if ofAlarm, let want = config.commandCode {
             guard let code, RemoteGuard.same(code, want) else {
                 if let length = remote.failed(now: now) {
                     let what = "\(RemoteGuard.triesBeforeLockout) wrong codes: remote commands locked out for \(Self.duration(length))"
@@ -193,15 +224,41 @@ final class MQTTBridge: @unchecked Sendable {
             }
             remote.succeeded()
         }
-        return CommandVerdict(command, nil)
+        return verdict
     }
+
+    /// Why this board does not take `command` over MQTT at all, or nil.
+    func notOffered(_ command: String, ofAlarm: Bool) -> String? {
+        if !ofAlarm { return buzzer == nil ? "this board has no buzzer (alarm.output, or an output)" : nil }
+        if !hasAlarm { return "this board has no alarm" }
+        if command == "disarm" && !config.remoteDisarm { return "disarm over MQTT is off: set mqtt.command_code (and remote_disarm) to allow it" }
+        if command == "trigger" && !config.remoteTrigger { return "trigger over MQTT is off: set mqtt.remote_trigger to allow it" }
+        return nil
+    }
+
+    /// A siren command's state and duration (s), from `{"command": "siren", "state": "on", "duration": 5}`.
+    static func siren(_ members: [(key: String, value: JSONNode)]) -> Result<(Bool, Int?), Refusal> {
+        guard case .string(let state)? = members.first(where: { $0.key == "state" })?.value.value,
+              state.lowercased() == "on" || state.lowercased() == "off" else {
+            return .failure(Refusal(message: "a siren command is {\"command\": \"siren\", \"state\": \"on\" | \"off\", \"duration\": seconds}"))
+        }
+        guard let d = members.first(where: { $0.key == "duration" })?.value.value, d != .null else { return .success((state.lowercased() == "on", nil)) }
+        guard case .number(let n) = d, let seconds = Int(n), (1...600).contains(seconds) else {
+            return .failure(Refusal(message: "the siren's duration is a whole number of seconds, 1 to 600"))
+        }
+        return .success((state.lowercased() == "on", seconds))
+    }
+
+    struct Refusal: Error { let message: String }
 
     func answer(_ command: String, ok: Bool, error: String? = nil, state: AlarmState?) {
         var f: [(String, JSON)] = [("command", .string(command)), ("ok", .bool(ok))]
         if let e = error { f.append(("error", .string(e))) }
         if let s = state { f.append(("state", .string(EventRecord.alarmName(s)))) }
         f.append(("device", .string(config.device)))
-        link.send(topic: resultTopic, payload: JSON.members(f).text)
+        // Every answer sent, the last one retained: Home Assistant's "Last command" sensor shows
+        // it after a restart too.
+        link.send(topic: resultTopic, payload: JSON.members(f).text, retain: true)
     }
 
     /// "4 min", "1 h 4 min", "30 s".
@@ -210,36 +267,5 @@ final class MQTTBridge: @unchecked Sendable {
         if s < 60 { return "\(s) s" }
         let m = (s + 59) / 60
         return m < 60 ? "\(m) min" : "\(m / 60) h\(m % 60 == 0 ? "" : " \(m % 60) min")"
-    }
-
-    /// Home Assistant MQTT discovery: (topic, retained config) for each entity.
-    func discovery(board: BoardProfile, sensor: String) -> [(String, String)] {
-        let d = config.device
-        let device: JSON = ["identifiers": [.string("jolt_" + d)], "name": .string("Jolt " + d), "manufacturer": "Jolt",
-                            "model": .string(sensor), "sw_version": .string(BuildInfo.description)]
-        let common: [(String, JSON)] = [("availability_topic", .string(availabilityTopic)), ("payload_available", "online"),
-                                        ("payload_not_available", "offline"), ("device", device)]
-        func entity(_ component: String, _ object: String, _ f: [(String, JSON)]) -> (String, String) {
-            ("\(config.discoveryPrefix)/\(component)/\(d)/\(object)/config", JSON.members(f + common).text)
-        }
-        var out: [(String, String)] = []
-        if hasAlarm {
-            let code = config.commandCode != nil
-            var f: [(String, JSON)] = [("name", "Alarm"), ("unique_id", .string("jolt_" + d + "_alarm")), ("state_topic", .string(stateTopic)),
-                     ("value_template", "{{ {'disarmed': 'disarmed', 'arming': 'arming', 'armed': 'armed_away', 'triggered': 'triggered'}[value_json.state] }}"),
-                     ("command_topic", .string(setTopic)), ("command_template", "{\"command\": \"{{ action }}\", \"code\": \"{{ code }}\"}"),
-                     ("payload_arm_away", "arm"), ("payload_disarm", "disarm"), ("supported_features", ["arm_away"]),
-                     ("code_arm_required", .bool(code)), ("code_disarm_required", .bool(code))]
-            if code { f.append(("code", "REMOTE_CODE")) }
-            out.append(entity("alarm_control_panel", "alarm", f))
-        }
-        out.append(entity("sensor", "last_event", [("name", "Last event"), ("unique_id", .string("jolt_" + d + "_last_event")), ("state_topic", .string(eventTopic)),
-            ("value_template", "{{ value_json.event }}{% if value_json.phase is defined %} {{ value_json.phase }}{% endif %}{% if value_json.state is defined %} {{ value_json.state }}{% endif %}"),
-            ("json_attributes_topic", .string(eventTopic)), ("icon", "mdi:gesture-tap")]))
-        out.append(entity("binary_sensor", "shake", [("name", "Shake"), ("unique_id", .string("jolt_" + d + "_shake")), ("state_topic", .string(shakeTopic)),
-            ("payload_on", "ON"), ("payload_off", "OFF"), ("device_class", "vibration")]))
-        out.append(entity("binary_sensor", "face_down", [("name", "Face down"), ("unique_id", .string("jolt_" + d + "_face_down")), ("state_topic", .string(faceDownTopic)),
-            ("payload_on", "ON"), ("payload_off", "OFF"), ("icon", "mdi:flip-vertical")]))
-        return out
     }
 }

@@ -152,7 +152,7 @@ final class RunCommand {
         }
         if let m = board.mqtt {
             let b = try MQTTBridge(config: m, board: board, stateDirectory: store?.directory)
-            b.start(board: board, sensor: "\(sensor.identity) on \(hw.busName)", alarm: alarm)
+            b.start(board: board, sensor: sensor.identity, alarm: alarm)
             bridge = b
         }
         let fifo = sensor.usesFIFO ? "FIFO drained every \(engine!.intervalMicros / 1000) ms" : "read every sample"

@@ -20,11 +20,39 @@ extension RunCommand {
                 if verdict.answered { b.answer(command, ok: false, error: why, state: alarm?.state) }
                 continue
             }
-            if let tr = alarm!.command(arm: command == "arm", at: streamNow, detectors: &d) {
+            if let why = carryOut(verdict, detectors: &d) {
+                Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)")
+                b.answer(command, ok: false, error: why, state: alarm?.state)
+                continue
+            }
+            Log.info("mqtt: \(command)\(command == "siren" ? (verdict.sirenOn ? " on" : " off") : "")")
+            b.answer(command, ok: true, state: alarm?.state)
+        }
+    }
+
+    /// Carries out a remote command that was allowed: the alarm's through the alarm, the siren
+    /// and the test button through the buzzer's manual output (which never silences a sounding
+    /// alarm). Returns why not, when it cannot be done.
+    func carryOut<D: SampleDetector>(_ v: CommandVerdict, detectors d: inout D) -> String? {
+        switch v.command {
+        case "arm", "disarm", "trigger":
+            let cause: AlarmTransition.Cause = v.command == "arm" ? .armCommand : v.command == "disarm" ? .disarmCommand : .panic
+            if let tr = alarm!.command(cause, at: streamNow, detectors: &d) {
                 alarmChanged(tr, at: streamNow, reference: d.tamperReference)
             }
-            Log.info("mqtt: \(command)")
-            b.answer(command, ok: true, state: alarm?.state)
+            return nil
+        default:
+            guard let name = bridge?.buzzer else { return "this board has no buzzer" }
+            let words: [String]
+            if v.command == "test_buzzer" {
+                words = ["beep", "1"]
+            } else if v.sirenOn {
+                words = v.durationSeconds.map { ["pulse", "\($0 * 1000)"] } ?? ["on"]
+            } else {
+                words = ["off"]
+            }
+            guard let request = OutputRequest(words: words) else { return "cannot sound \(name): \(words.joined(separator: " "))" }
+            return manualOutput(name, request)
         }
     }
 
@@ -72,15 +100,23 @@ extension RunCommand {
             return ControlReply.refusal("usage: output NAME on|off|pulse MS|beep N")
         }
         let name = words[1]
-        guard outputs[name] != nil, let worker else {
-            return ControlReply.refusal("no output named \"\(name)\" on this board (have: \(outputs.keys.sorted().joined(separator: ", ")))")
-        }
-        if name == board.alarm?.output, alarm?.state == .triggered, request.pattern == nil {
-            return ControlReply.refusal("the alarm is sounding on \(name): disarm it to silence it (jolt disarm)")
-        }
-        worker.submit(.manual(output: name, request.pattern))
+        if let why = manualOutput(name, request) { return ControlReply.refusal(why) }
         Log.info("control: output \(name): \(request.pattern?.text ?? "off")")
         let ok: JSON = ["ok": true, "output": .string(name), "pattern": .string(request.pattern?.text ?? "off")]
         return ok.text
+    }
+
+    /// Sounds or silences output `name` by hand (jolt output, Home Assistant's siren and test
+    /// button); returns why not. The alarm's cadence wins on its line: a sounding alarm is
+    /// silenced by a disarm, never by turning its output off.
+    func manualOutput(_ name: String, _ request: OutputRequest) -> String? {
+        guard outputs[name] != nil, let worker else {
+            return "no output named \"\(name)\" on this board (have: \(outputs.keys.sorted().joined(separator: ", ")))"
+        }
+        if name == board.alarm?.output, alarm?.state == .triggered, request.pattern == nil {
+            return "the alarm is sounding on \(name): disarm it to silence it (jolt disarm)"
+        }
+        worker.submit(.manual(output: name, request.pattern))
+        return nil
     }
 }

@@ -1,0 +1,130 @@
+import Foundation
+import JoltBuildInfo
+@testable import JoltApp
+import JoltCore
+import JoltLinux
+import JoltMotion
+import JoltTestSupport
+import Testing
+
+/// Home Assistant discovery, entity by entity, and the commands its entities send (docs/fleet.md).
+@Suite("Home Assistant: discovery and the entities' commands", .serialized)
+struct HomeAssistantTests {
+    /// A bridge for a board with `mqtt` extra keys (no connection is made until start).
+    func bridge(_ mqtt: String, alarm: Bool = true) throws -> (MQTTBridge, BoardProfile) {
+        let m = "\"mqtt\": { \"host\": \"127.0.0.1\", \"device\": \"k1\", \"username\": \"u\", \"outbox\": { \"path\": \"\(NSTemporaryDirectory())ha-outbox-\(UUID().uuidString.prefix(6))\" }\(mqtt) }"
+        let a = alarm ? ", \"alarm\": { \"output\": \"buzzer\" }" : ""
+        let text = "{ \"bus\": \"sim\", \"rate_hz\": 100, \"outputs\": { \"buzzer\": { \"line\": \"GPIO17\" } }, \(m)\(a) }"
+        let board = try BoardProfile.load(path: tempFile(text, name: "ha.json"))
+        return (try MQTTBridge(config: try #require(board.mqtt), board: board), board)
+    }
+
+    /// The configurations by "component/object", and the entities removed (empty payloads).
+    func configs(_ b: MQTTBridge, _ board: BoardProfile) -> (present: [String: [String: Any]], removed: Set<String>) {
+        var present: [String: [String: Any]] = [:]
+        var removed: Set<String> = []
+        for (topic, payload) in b.discovery(board: board, sensor: "MPU6050 (WHO_AM_I 0x68)") {
+            let parts = topic.split(separator: "/")
+            let key = "\(parts[1])/\(parts[3])"
+            if payload.isEmpty { removed.insert(key) } else { present[key] = json(payload) ?? [:] }
+        }
+        return (present, removed)
+    }
+
+    @Test("every entity: origin, a stable device with the chip and the version, QoS 1, unique ids; what the board lacks is removed")
+    func entities() throws {
+        let (b, board) = try bridge(#", "command_code": "4711""#)
+        let (present, removed) = configs(b, board)
+        #expect(present.count + removed.count == MQTTBridge.allEntities.count, "one topic for every entity Jolt ever published")
+        #expect(Set(present.keys) == ["alarm_control_panel/alarm", "sensor/last_command", "event/shake", "event/flip", "event/tamper", "siren/buzzer",
+                                      "button/test_buzzer", "binary_sensor/tamper", "binary_sensor/problem", "binary_sensor/shake", "binary_sensor/face_down"])
+        #expect(removed == ["sensor/last_event"], "the old last-event sensor is removed")
+        var ids: Set<String> = []
+        for (key, d) in present {
+            #expect(d["qos"] as? Int == 1, "\(key)")
+            #expect((d["origin"] as? [String: Any])?["name"] as? String == "Jolt", "\(key)")
+            let device = try #require(d["device"] as? [String: Any])
+            #expect(device["model"] as? String == "Jolt accelerometer alarm" && device["hw_version"] as? String == "MPU6050 (WHO_AM_I 0x68)", "\(key)")
+            #expect((device["sw_version"] as? String)?.hasPrefix(BuildInfo.version + " (commit ") == true)
+            let id = try #require(d["unique_id"] as? String)
+            #expect(id.hasPrefix("jolt_k1_") && ids.insert(id).inserted, "\(key): \(id)")
+            #expect(d["availability_topic"] as? String == "jolt/k1/availability")
+        }
+        let panel = try #require(present["alarm_control_panel/alarm"])
+        #expect(panel["code"] as? String == "REMOTE_CODE" && panel["code_disarm_required"] as? Bool == true)
+        #expect((panel["command_template"] as? String)?.contains("{{ code | tojson }}") == true)
+        #expect((panel["value_template"] as? String)?.contains(".get(value_json.state, 'None')") == true)
+        #expect(panel["supported_features"] as? [String] == ["arm_away"], "no trigger unless the profile allows it")
+        #expect(present["event/shake"]?["event_types"] as? [String] == ["began", "ended", "cancelled"])
+        #expect(present["event/flip"]?["event_types"] as? [String] == ["face_down", "face_up"])
+        #expect(present["binary_sensor/tamper"]?["device_class"] as? String == "tamper")
+        #expect(present["binary_sensor/problem"]?["entity_category"] as? String == "diagnostic")
+    }
+
+    @Test("a code with letters gets a text field; remote_trigger offers Trigger; no alarm, no panel; discovery off removes all")
+    func variants() throws {
+        let (b1, board1) = try bridge(#", "command_code": "open sesame", "remote_trigger": true"#)
+        let panel = try #require(configs(b1, board1).present["alarm_control_panel/alarm"])
+        #expect(panel["code"] as? String == "REMOTE_CODE_TEXT")
+        #expect(panel["supported_features"] as? [String] == ["arm_away", "trigger"] && panel["code_trigger_required"] as? Bool == true)
+        let (b2, board2) = try bridge("", alarm: false)
+        let c2 = configs(b2, board2)
+        #expect(c2.removed == ["alarm_control_panel/alarm", "event/tamper", "binary_sensor/tamper", "sensor/last_event"], "\(c2.removed)")
+        #expect(c2.present["siren/buzzer"] != nil, "the buzzer is the board's output")
+        let (b3, board3) = try bridge(#", "discovery": false"#)
+        let c3 = configs(b3, board3)
+        #expect(c3.present.isEmpty && c3.removed.count == MQTTBridge.allEntities.count, "every entity removed")
+    }
+
+    @Test("over a real broker: trigger (panic) with the code, the siren cannot silence it, test button and siren sound the buzzer")
+    func commands() throws {
+        let broker = try Broker()
+        let sub = try broker.subscribe(["jolt/kiosk-9/result", "jolt/kiosk-9/state", "jolt/kiosk-9/tamper"])
+        defer { sub.stop() }
+        let sock = socketPath()
+        let mqtt = broker.mqttConfig(device: "kiosk-9").replacingOccurrences(of: #""device": "kiosk-9","#, with: #""device": "kiosk-9", "command_code": "4711", "remote_trigger": true,"#)
+        let board = try BoardProfile.load(path: try kioskBoard(socket: sock, extra: mqtt))
+        let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
+        var o = RunCommand.Options(json: true)
+        o.trace = stillTrace(up: V3(0, 0, 1), seconds: 60)
+        o.limitMicros = 12_000_000
+        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": buzzer])
+        nonisolated(unsafe) let running = cmd
+        let t = PThread { try? running.run() }
+        defer { t.join() }
+        func results() -> [[String: Any]] { sub.messages.filter { $0.0 == "jolt/kiosk-9/result" }.compactMap { json($0.1) } }
+        func send(_ payload: String, _ n: Int) throws -> [String: Any]? {
+            try broker.publish("jolt/kiosk-9/set", payload)
+            #expect(sub.wait { _ in results().count > n }, "an answer to \(payload)")
+            return results().dropFirst(n).first
+        }
+        #expect(sub.wait { $0.contains { $0.0 == "jolt/kiosk-9/state" && $0.1.contains("\"armed\"") } })
+        #expect(try send(#"{"command": "trigger", "code": null}"#, 0)?["error"] as? String == "a code is required")
+        let trig = try send(#"{"command": "trigger", "code": "4711"}"#, 1)
+        #expect(trig?["ok"] as? Bool == true && trig?["state"] as? String == "triggered", "\(trig ?? [:])")
+        sleepFor(0.3)
+        #expect(buzzer.changes.contains { $0.1 }, "sounding")
+        let off = try send(#"{"command": "siren", "state": "off"}"#, 2)
+        #expect(off?["ok"] as? Bool == false && (off?["error"] as? String)?.contains("disarm it to silence it") == true, "\(off ?? [:])")
+        #expect(try ControlClient.request("status", socket: sock).contains("\"state\":\"triggered\""))
+        #expect(try send(#"{"command": "disarm", "code": "4711"}"#, 3)?["state"] as? String == "disarmed")
+        sleepFor(0.2)
+        let before = buzzer.changes.count
+        #expect(try send(#"{"command": "test_buzzer"}"#, 4)?["ok"] as? Bool == true)
+        sleepFor(0.5)
+        let beep = buzzer.changes.dropFirst(before)
+        #expect(beep.map(\.1) == [true, false], "one beep: \(beep)")
+        if let on = beep.first, let last = beep.last { #expect(abs(Double(last.0 - on.0) / 1000 - 200) < 60, "a 200 ms beep") }
+        let n = buzzer.changes.count
+        #expect(try send(#"{"command": "siren", "state": "on", "duration": 1}"#, 5)?["ok"] as? Bool == true)
+        sleepFor(1.4)
+        let siren = buzzer.changes.dropFirst(n)
+        #expect(siren.map(\.1) == [true, false], "on for the duration, then off: \(siren)")
+        if let on = siren.first, let last = siren.last { #expect(abs(Double(last.0 - on.0) / 1000 - 1000) < 100) }
+        #expect(try send(#"{"command": "siren", "state": "on", "duration": 9999}"#, 6)?["error"] as? String == "the siren's duration is a whole number of seconds, 1 to 600")
+        // The result is retained: Home Assistant's "Last command" sensor has it after a restart.
+        let late = try broker.subscribe(["jolt/kiosk-9/result"])
+        defer { late.stop() }
+        #expect(late.wait { !$0.isEmpty })
+    }
+}
