@@ -429,6 +429,8 @@ struct MQTTTests {
             (#"{"host": "b", "tls": {}}"#, "mqtt.tls.ca_file: missing"),
             (#"{"host": "b", "outbox": {"max_events": 0}}"#, "mqtt.outbox.max_events"),
             (#"{"host": "b", "qos": 2}"#, "mqtt.qos: unknown key"),
+            // Keys read twice (port, keepalive_s) are listed once.
+            (#"{"host": "b", "zzzzzzzzzzz": 2}"#, "(known keys: host, port, device, client_id, username, password, password_file, tls, keepalive_s, topic_prefix,"),
         ]
         for (mqtt, message) in cases {
             let r = jolt(["run", "--board", tempFile("{\"mqtt\": \(mqtt)}", name: "m.json"), "--fast", "--seconds", "1"])

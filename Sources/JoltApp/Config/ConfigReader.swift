@@ -30,7 +30,7 @@ final class ObjectReader {
 
     /// The member's node, marking the key as known.
     func node(_ key: String) -> JSONNode? {
-        used.append(key)
+        if !used.contains(key) { used.append(key) }   // a key read twice is listed once
         let n = members.first { $0.key == key }?.value
         if let n, let s = SchemaRecorder.current { s.record(fieldPath(key), "", n) }
         return n
