@@ -54,6 +54,10 @@ public struct BoardProfile: Sendable, Equatable {
 
     /// Whether the bus is the simulated one.
     public var isSimulated: Bool { bus == "sim" }
+
+    /// Whether it was read from a file that can be read again (not the defaults, not the
+    /// built-in simulated board).
+    public var hasFile: Bool { !file.isEmpty && !file.hasPrefix("(") && !file.contains("(built in)") }
 }
 
 

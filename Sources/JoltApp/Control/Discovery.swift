@@ -84,7 +84,7 @@ extension MQTTBridge {
         ]
         if let code = config.commandCode {
             // A numeric keypad for a code of digits, a text field for any other.
-            f.append(("code", code.allSatisfy(\.isASCIIDigit) ? "REMOTE_CODE" : "REMOTE_CODE_TEXT"))
+            f.append(("code", code.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } ? "REMOTE_CODE" : "REMOTE_CODE_TEXT"))
             f += [("code_arm_required", true), ("code_disarm_required", true), ("code_trigger_required", true)]
         } else {
             f += [("code_arm_required", false), ("code_disarm_required", false), ("code_trigger_required", false)]
@@ -99,8 +99,4 @@ extension MQTTBridge {
         return [("state_topic", .string(eventTopic)), ("event_types", .list(types.map { .string($0) })),
                 ("value_template", .string("{% if value_json.event == '\(kind)' %}{{ {'event_type': \(type), 't': value_json.t} | tojson }}{% endif %}"))]
     }
-}
-
-extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

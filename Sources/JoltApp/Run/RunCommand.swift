@@ -95,8 +95,7 @@ final class RunCommand {
         var b = board
         if options.forever { b.sim.loop = true }
         self.board = b
-        if !b.file.isEmpty, !b.file.hasPrefix("("), !b.file.contains("(built in)"),
-           let bytes = try? readFile(b.file, what: "board profile", missingHint: "") {
+        if b.hasFile, let bytes = try? readFile(b.file, what: "board profile", missingHint: "") {
             profileTree = try? JSONParser.parse(bytes).value
         }
         self.options = options

@@ -8,7 +8,7 @@ extension RunCommand {
     /// hardware changes need a restart; detection, actions and alarm settings apply now, and the
     /// alarm keeps its state.
     func reload() {
-        guard !board.file.isEmpty, !board.file.hasPrefix("(") , !board.file.contains("(built in)") else {
+        guard board.hasFile else {
             Log.warning("SIGHUP: nothing to reload (no board file)")
             return
         }

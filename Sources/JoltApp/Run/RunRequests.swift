@@ -43,16 +43,15 @@ extension RunCommand {
             return nil
         default:
             guard let name = bridge?.buzzer else { return "this board has no buzzer" }
-            let words: [String]
+            let pattern: Pattern?
             if v.command == "test_buzzer" {
-                words = ["beep", "1"]
+                pattern = .beeps(on: OutputRequest.beepMillis, off: OutputRequest.beepMillis, count: 1)
             } else if v.sirenOn {
-                words = v.durationSeconds.map { ["pulse", "\($0 * 1000)"] } ?? ["on"]
+                pattern = v.durationSeconds.map { .pulse(ms: Int32($0) * 1000) } ?? .steady
             } else {
-                words = ["off"]
+                pattern = nil
             }
-            guard let request = OutputRequest(words: words) else { return "cannot sound \(name): \(words.joined(separator: " "))" }
-            return manualOutput(name, request)
+            return manualOutput(name, pattern)
         }
     }
 
@@ -100,7 +99,7 @@ extension RunCommand {
             return ControlReply.refusal("usage: output NAME on|off|pulse MS|beep N")
         }
         let name = words[1]
-        if let why = manualOutput(name, request) { return ControlReply.refusal(why) }
+        if let why = manualOutput(name, request.pattern) { return ControlReply.refusal(why) }
         Log.info("control: output \(name): \(request.pattern?.text ?? "off")")
         let ok: JSON = ["ok": true, "output": .string(name), "pattern": .string(request.pattern?.text ?? "off")]
         return ok.text
@@ -109,14 +108,14 @@ extension RunCommand {
     /// Sounds or silences output `name` by hand (jolt output, Home Assistant's siren and test
     /// button); returns why not. The alarm's cadence wins on its line: a sounding alarm is
     /// silenced by a disarm, never by turning its output off.
-    func manualOutput(_ name: String, _ request: OutputRequest) -> String? {
+    func manualOutput(_ name: String, _ pattern: Pattern?) -> String? {
         guard outputs[name] != nil, let worker else {
             return "no output named \"\(name)\" on this board (have: \(outputs.keys.sorted().joined(separator: ", ")))"
         }
-        if name == board.alarm?.output, alarm?.state == .triggered, request.pattern == nil {
+        if name == board.alarm?.output, alarm?.state == .triggered, pattern == nil {
             return "the alarm is sounding on \(name): disarm it to silence it (jolt disarm)"
         }
-        worker.submit(.manual(output: name, request.pattern))
+        worker.submit(.manual(output: name, pattern))
         return nil
     }
 }
