@@ -166,12 +166,16 @@ public struct JoltShake: Sendable {
         var continues = false
         if chain > 0 && half >= minHalf && half <= maxHalf {
             // Opposite directions: cos(angle) ≤ -k/100, i.e. dot < 0 and 100²·dot² ≥ k²·|a|²·|b|².
-            // Scaled down by 2^8 each so the products stay in range (|v|² ≤ ~2^30 mg²).
+            // All three scaled down by the same 2^n so the products stay in range: n = 8 for any
+            // chip's readings (|v|² ≤ ~2^30 mg²), more for a trace's far larger ones (up to
+            // ±1000 g), so that each is below 2^24 and every product below 2^62.
             let dot = peak.dot(lastPeak)
             if dot < 0 {
-                let s = dot >> 8
+                let big = Swift.max(dot.magnitude, Swift.max(peak2.magnitude, lastPeak2.magnitude))
+                let n = Int64(Swift.max(8, 64 - big.leadingZeroBitCount - 24))
+                let s = dot >> n
                 let k2 = clipped || lastClipped ? clippedOpposition2 : opposition2
-                continues = 10_000 * s * s >= k2 * ((peak2 >> 8) * (lastPeak2 >> 8))
+                continues = 10_000 * s * s >= k2 * ((peak2 >> n) * (lastPeak2 >> n))
             }
             // The last lobe must fill its half-cycle, as a hand's stroke does: a knock is a spike that
             // is over long before the next one, however regular the knocking.

@@ -189,6 +189,19 @@ struct ShakeTests {
         for (a, b) in zip(began, began.dropFirst()) { #expect(b.t - a.t >= 1_000_000) }
     }
 
+    @Test("strokes far past any chip (a trace may hold ±1000 g) are a shake, not an overflow", arguments: [900.0, 1000])
+    func hugeStrokes(g: Double) {
+        // Two lobes of 900 g pointing opposite ways made the opposition test's products overflow
+        // (a trap: the process died on a valid trace).
+        var b = SignalBuilder(rate: 100, seed: 4)
+        b.noise = 0
+        b.rest(2)
+        for k in 0..<8 { for _ in 0..<8 { b.emit((k % 2 == 0 ? g : -g, 0, 1)) } }
+        b.rest(2)
+        let began = run(.jolt, settings(rate: 100), b.samples).filter { $0.e.contains(.shakeBegan) }
+        #expect(began.count == 1)
+    }
+
     func run(_ alg: ShakeAlgorithm, _ s: DetectionSettings, _ samples: [Sample]) -> [(t: Int64, e: Events)] {
         switch alg {
         case .jolt: var d = DetectorSet<JoltShake, JoltFlip>(s); return detect(&d, samples)
