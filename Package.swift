@@ -73,7 +73,7 @@ let package = Package(
         .executableTarget(name: "fuzz-config", dependencies: ["JoltFuzz", "CFuzzer"]),
         .executableTarget(name: "fuzz-drivers", dependencies: ["JoltFuzz", "CFuzzer"]),
         .target(name: "CAllocCount"),
-        .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltMotion", "JoltTrace", "JoltJSON", "CAllocCount"]),
+        .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltMotion", "JoltCorpus", "JoltTrace", "JoltJSON", "CAllocCount"]),
         // Tests, one target per layer: the core's build against the core alone, the drivers'
         // against the drivers, the registry, the simulated chips and a mock bus, the engine's
         // against the engine; the end-to-end tests (JoltTests) drive the app and the binary.

@@ -92,6 +92,10 @@ public protocol ShakeDetecting: Sendable {
     mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> ShakePhase?
     /// Forgets motion history without an event.
     mutating func reset()
+    /// Narrows `box` to the readings for which `update` would change nothing and return nil,
+    /// with the gravity estimate held at `gravity`; false when there are none now (a gesture
+    /// under way), or when the algorithm has no rest path.
+    func restBox(_ box: inout RestBox, gravity: Vec3) -> Bool
     /// When the current (or last) shake began, µs.
     var shakeSince: Int64 { get }
     /// The largest dynamic acceleration of the current (or last) shake, squared, mg² (0 when the
@@ -104,6 +108,8 @@ public protocol ShakeDetecting: Sendable {
 
 extension ShakeDetecting {
     public var progress: Int32 { 0 }
+    /// No rest path: every sample takes the full one.
+    public func restBox(_ box: inout RestBox, gravity: Vec3) -> Bool { false }
 }
 
 /// A flip detector that the detector set can drive.
@@ -118,6 +124,18 @@ public protocol FlipDetecting: Sendable {
     mutating func reset()
     /// Whether the device is face down, as last reported.
     var isFaceDown: Bool { get }
+    /// Narrows `box` to the readings for which `update` would change nothing but what
+    /// `rest(at:)` does, and return nil; false when there are none now, or when the algorithm
+    /// has no rest path.
+    func restBox(_ box: inout RestBox) -> Bool
+    /// What `update` does with a sample at `t` in its `restBox`.
+    mutating func rest(at t: Int64)
+}
+
+extension FlipDetecting {
+    /// No rest path: every sample takes the full one.
+    public func restBox(_ box: inout RestBox) -> Bool { false }
+    public mutating func rest(at t: Int64) {}
 }
 
 extension JoltShake: ShakeDetecting {
@@ -211,53 +229,121 @@ public protocol SampleDetector: Sendable {
 ///
 /// Generic over the shake and flip algorithms so that each combination is compiled to straight
 /// code; `DetectorSet<JoltShake, JoltFlip>` is Jolt's default.
+///
+/// **The rest path.** A kiosk spends nearly all its life at rest, where a sample changes
+/// nothing any detector will act on. After each full update the detectors say for which
+/// readings that holds (`restBox`: within the gravity estimate's still band, quiet for the
+/// tamper detector, still for the flip detector, no gesture under way) and for how many samples
+/// (until the tamper baseline next moves); a sample inside takes the rest path: the few stores
+/// the full path would make (the flip detector's time stamp, the baseline's sums, the tamper
+/// bucket's clock) and nothing else. By construction the events are those of the full path, at
+/// the same times; `restPath = false` turns it off, and jolt-bench and the tests check that
+/// both give the same events.
 public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDetector {
     @usableFromInline var lowPass: GravityFilter
+    @usableFromInline var _shake: Shake
+    @usableFromInline var _flip: Flip
+    @usableFromInline var _tamper: Tamper
     /// The shake detector.
-    public var shake: Shake
+    public var shake: Shake { _shake }
     /// The flip detector.
-    public var flip: Flip
+    public var flip: Flip { _flip }
     /// The tamper detector.
-    public var tamper: Tamper
+    public var tamper: Tamper { _tamper }
+    @usableFromInline var gate = RestGate()
+    /// Whether resting samples take the rest path (on by default).
+    public var restPath = true { didSet { gate.close() } }
 
     /// The detectors for `settings`.
     public init(_ settings: DetectionSettings) {
         lowPass = GravityFilter(
             tauMicros: Int64(settings.gravityTauMillis) * Units.microsPerMilli,
             periodMicros: settings.periodMicros, gyro: settings.gyro)
-        shake = Shake(settings)
-        flip = Flip(settings)
-        tamper = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros)
+        _shake = Shake(settings)
+        _flip = Flip(settings)
+        _tamper = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func update(_ s: Sample) -> Events {
+        if gate.holds(s) {
+            if s.t < gate.until {
+                _flip.rest(at: s.t)
+                return _tamper.rest(s) ? .tamper : Events()
+            }
+            if gate.isOpen { return renew(s) }
+        }
+        return fullUpdate(s)
+    }
+
+    /// A sample in the rest box on or after its time is up (the tamper baseline is due to move):
+    /// the rest path's stores, what the full update would do besides (move the baseline), and a
+    /// new gate.
+    @inlinable @inline(never)
+    mutating func renew(_ s: Sample) -> Events {
+        _flip.rest(at: s.t)
+        let fired = _tamper.rest(s)
+        _tamper.moveBaseline(at: s.t)
+        gate = RestGate(restBox(gravity: lowPass.value, renewing: true))
+        return fired ? .tamper : Events()
+    }
+
+    @inlinable @inline(never)
+    mutating func fullUpdate(_ s: Sample) -> Events {
         let g = lowPass.update(s)
         let d = s.accel - g
         var e = Events()
-        if let p = shake.update(s, gravity: g, dynamic: d) { e.formUnion(.shake(p)) }
-        if let f = flip.update(s, gravity: g) { e.formUnion(.flip(f)) }
-        if tamper.update(s, gravity: g) { e.formUnion(.tamper) }
+        if let p = _shake.update(s, gravity: g, dynamic: d) { e.formUnion(.shake(p)) }
+        if let f = _flip.update(s, gravity: g) { e.formUnion(.flip(f)) }
+        if _tamper.update(s, gravity: g) { e.formUnion(.tamper) }
+        // A gate is worth making only when this sample rests (a moving one never does).
+        let still = (s.accel - g).within(GravityFilter.stillBandMilliG)
+        gate = restPath && still && _tamper.mayRest ? RestGate(restBox(gravity: g)) : RestGate()
         return e
     }
 
-    public mutating func reset() {
-        lowPass.clear()
-        shake.reset()
-        flip.reset()
-        tamper.reset()
+    /// The readings that may take the rest path next (empty when none may).
+    @inlinable
+    mutating func restBox(gravity g: Vec3, renewing: Bool = false) -> RestBox {
+        var box = RestBox()
+        // The tamper detector first: after a motion it is the last to come to rest.
+        guard lowPass.primed && _tamper.restBox(&box, gravity: g, renewing: renewing) && _flip.restBox(&box) else { return .none }
+        box.limit(around: g, within: GravityFilter.stillBandMilliG)
+        if lowPass.turnsWithGyro { box.limitRotation(GravityFilter.turnFloor) }
+        // Last: the shake detector's test reads the box's extent around the estimate.
+        guard _shake.restBox(&box, gravity: g) else { return .none }
+        return box
     }
 
-    public mutating func armTamper() { tamper.arm(gravity: lowPass.value) }
-    public mutating func armTamper(reference: Vec3) { tamper.arm(gravity: reference) }
-    public var tamperReference: Vec3? { tamper.armedReference }
-    public mutating func disarmTamper() { tamper.disarm() }
+    public mutating func reset() {
+        gate.close()
+        lowPass.clear()
+        _shake.reset()
+        _flip.reset()
+        _tamper.reset()
+    }
+
+    public mutating func armTamper() {
+        gate.close()
+        _tamper.arm(gravity: lowPass.value)
+    }
+    public mutating func armTamper(reference: Vec3) {
+        gate.close()
+        _tamper.arm(gravity: reference)
+    }
+    public var tamperReference: Vec3? { _tamper.armedReference }
+    public mutating func disarmTamper() {
+        gate.close()
+        _tamper.disarm()
+    }
+    /// Whether `s`, coming next, would take the rest path.
+    public func takesRestPath(_ s: Sample) -> Bool { gate.holds(s) && s.t < gate.until }
     public var gravity: Vec3 { lowPass.value }
-    public var isFaceDown: Bool { flip.isFaceDown }
-    public var shakeSince: Int64 { shake.shakeSince }
-    public var shakePeak2: Int64 { shake.shakePeak2 }
-    public var shakeProgress: Int32 { shake.progress }
-    public var tamperArmed: Bool { tamper.isArmed }
+    public var isFaceDown: Bool { _flip.isFaceDown }
+    public var shakeSince: Int64 { _shake.shakeSince }
+    public var shakePeak2: Int64 { _shake.shakePeak2 }
+    public var shakeProgress: Int32 { _shake.progress }
+    public var tamperArmed: Bool { _tamper.isArmed }
 }
 
 /// Jolt's default detector set.

@@ -101,7 +101,14 @@ public struct GravityFilter: Sendable {
 
     /// Rotation below this (mdps on every axis) is left to the low-pass: at 30 °/s a device turns
     /// 0.3° between samples at 100 Hz, and the low-pass follows that on its own.
-    @usableFromInline static let turnFloor: Int32 = 30_000
+    public static let turnFloor: Int32 = 30_000
+
+    /// A reading within this of the estimate on every axis is noise (a chip at rest reads within
+    /// 4σ of its mean: 4 mg RMS for an MPU6050, 6 mg for an ADXL345), and the estimate holds
+    /// still: a device at rest leaves it unchanged, which is what lets the detectors skip a
+    /// resting sample outright (`DetectorSet`'s rest path). The estimate may then sit up to this
+    /// far from the mean reading on an axis (about 0.9°), far inside any threshold that reads it.
+    public static let stillBandMilliG: Int32 = 16
 
     /// Feeds one sample and returns the new estimate, mg.
     @inlinable @inline(__always)
@@ -116,9 +123,18 @@ public struct GravityFilter: Sendable {
             lowPass.sx &+= ax &+ bx >> 1
             lowPass.sy &+= ay &+ by >> 1
             lowPass.sz &+= az &+ bz >> 1
+        } else if lowPass.primed {
+            let g = lowPass.value
+            if (s.accel - g).within(Self.stillBandMilliG) { return g }
         }
         return lowPass.update(s.accel)
     }
+
+    /// Whether the filter has an estimate (it takes its first sample as one).
+    @inlinable public var primed: Bool { lowPass.primed }
+
+    /// Whether it turns the estimate with the gyroscope's readings.
+    @inlinable public var turnsWithGyro: Bool { useGyro }
 
     /// (v × ω)·Δt for v in Q12 mg and ω in mdps, in Q12 mg.
     @inlinable

@@ -73,6 +73,28 @@ public struct JoltFlip: Sendable {
         return nil
     }
 
+    /// Narrows `box` to the readings for which `update` changes nothing but what `rest` does:
+    /// still (within `still` of the anchor, the gyroscope within `stillRate`), and on the same
+    /// side of the release angle, with no release under way.
+    @inlinable
+    public func restBox(_ box: inout RestBox) -> Bool {
+        box.limit(around: anchor, within: still)
+        if useGyro { box.limitRotation(stillRate) }
+        if isFaceDown {
+            guard releaseSince == .min else { return false }
+            box.limitZ(hi: Int64(releaseZ))
+        } else {
+            box.limitZ(lo: Int64(releaseZ) + 1)
+        }
+        return true
+    }
+
+    /// What `update` does with a sample in its `restBox`: face up, it notes the time.
+    @inlinable @inline(__always)
+    public mutating func rest(at t: Int64) {
+        if !_isFaceDown { lastNotDown = t }
+    }
+
     /// Forgets motion history (a gap in the data); the reported orientation is kept.
     public mutating func reset() {
         stillSince = .min

@@ -206,6 +206,13 @@ public struct JoltShake: Sendable {
         return (recognised, chain >= 2)
     }
 
+    /// Narrows `box` to the readings for which `update` changes nothing: no lobe open, no
+    /// gesture under way, and every reading in the box within the hysteresis level of `gravity`.
+    @inlinable
+    public func restBox(_ box: inout RestBox, gravity: Vec3) -> Bool {
+        !open && lastCountedEnd != .min && !lifecycle.needsUpdate && box.farthest2(from: gravity) < hysteresis2
+    }
+
     /// Forgets all motion history, without an event (a gap in the data).
     public mutating func reset() {
         open = false

@@ -4,8 +4,8 @@
 /// slide or a lift pushes one way for a tenth of a second or more.
 ///
 /// Around a baseline that follows the reading slowly (τ 20 s: the offsets drifting with
-/// temperature), the acceleration past a dead zone (25 mg: noise, a customer's lean under a
-/// degree) is integrated into a leaky velocity (τ 0.5 s), per axis, in mg·µs. A velocity past
+/// temperature; every 2 s it moves toward the mean of the readings since), the acceleration
+/// past a dead zone (25 mg: noise, a customer's lean under a degree) is integrated into a leaky velocity (τ 0.5 s), per axis, in mg·µs. A velocity past
 /// `speed` that keeps its direction for `hold` is a kiosk that moved. A jolt past 0.45 g, or a
 /// ring (two reversals within 250 ms), zeroes the velocity for 250 ms: a slam rings, a theft
 /// pushes.
@@ -26,6 +26,8 @@ public struct Movement: Sendable {
     /// The velocity's leak and the baseline's time constant, µs.
     public static let leakMicros: Int64 = 500_000
     public static let baselineMicros: Int64 = 20_000_000
+    /// How often the baseline moves (a tenth of its time constant), µs.
+    public static let batchMicros: Int64 = 2_000_000
     @usableFromInline static let limit: Int64 = 1_000_000_000
     /// A turn across gravity past this (about 1.7°; a customer's lean is under 1°), held the
     /// same way for `turnMicros`, is the start of a tilt, mg.
@@ -44,6 +46,8 @@ public struct Movement: Sendable {
     @usableFromInline let leakQ16: Int64
     @usableFromInline let baseQ20: Int64
     @usableFromInline var started = false
+    /// Whether the last reading found the kiosk at rest: quiet, nothing in flight.
+    @usableFromInline var resting = false
     /// The baseline, mg in Q16.
     @usableFromInline var bx: Int64 = 0, by: Int64 = 0, bz: Int64 = 0
     /// The velocity, and its direction when the episode began, mg·µs.
@@ -59,6 +63,14 @@ public struct Movement: Sendable {
     @usableFromInline var turnSince: Int64 = .min
     @usableFromInline var tx: Int64 = 0, ty: Int64 = 0, tz: Int64 = 0
     @usableFromInline let lpQ16: Int64
+    /// The readings since the baseline last moved: their sums (each axis within ±`lim`), how
+    /// many, and when it moves next.
+    @usableFromInline var ax: Int64 = 0, ay: Int64 = 0, az: Int64 = 0
+    @usableFromInline var an: Int64 = 0
+    @usableFromInline var due: Int64 = 0
+    /// Readings past ±2000 g (no chip reads that; a trace may say anything) count as ±2000 g in
+    /// the baseline and the turn, so that the products stay in range.
+    @usableFromInline static let lim: Int64 = 2_000_000
 
     /// A detector for samples every `periodMicros` that calls `speedMMs` (mm/s) held for
     /// `holdMillis` a move.
@@ -79,6 +91,7 @@ public struct Movement: Sendable {
     /// Starts afresh: the next reading is the baseline.
     public mutating func restart() {
         started = false
+        resting = false
         vx = 0; vy = 0; vz = 0
         since = .min
         quietFrom = .min
@@ -93,14 +106,18 @@ public struct Movement: Sendable {
     public mutating func update(_ s: Sample) -> Bool {
         let a = s.accel
         let x = Int64(a.x), y = Int64(a.y), z = Int64(a.z)
+        let lim = Self.lim
+        let cx = Swift.min(Swift.max(x, -lim), lim), cy = Swift.min(Swift.max(y, -lim), lim)
+        let cz = Swift.min(Swift.max(z, -lim), lim)
         if !started {
-            bx = x << 16; by = y << 16; bz = z << 16
+            bx = cx << 16; by = cy << 16; bz = cz << 16
+            ax = 0; ay = 0; az = 0; an = 0
+            due = s.t &+ Self.batchMicros
             started = true
         }
         let ex = x - (bx >> 16), ey = y - (by >> 16), ez = z - (bz >> 16)
-        bx += ((x << 16) - bx) * baseQ20 / (1 << 20)
-        by += ((y << 16) - by) * baseQ20 / (1 << 20)
-        bz += ((z << 16) - bz) * baseQ20 / (1 << 20)
+        ax &+= cx; ay &+= cy; az &+= cz; an &+= 1
+        if s.t >= due { moveBaseline(at: s.t) }
         let band = Self.turnBandMilliG
         let quiet = abs(ex) <= band && abs(ey) <= band && abs(ez) <= band
         if quiet && vx == 0 && vy == 0 && vz == 0 && lx == 0 && ly == 0 && lz == 0 {
@@ -108,8 +125,10 @@ public struct Movement: Sendable {
             // velocity or turn can change — the full path below would end the same way.
             since = .min
             turnSince = .min
+            resting = true
             return false
         }
+        resting = false
         let shock = Int64(Self.shockMilliG)
         if abs(ex) > shock || abs(ey) > shock || abs(ez) > shock { quietFrom = s.t + Self.ringMicros }
         if reversed(ex, ey, ez) {
@@ -124,7 +143,7 @@ public struct Movement: Sendable {
             return false
         }
         let turned = turning(s.t, quiet ? 0 : ex, quiet ? 0 : ey, quiet ? 0 : ez)
-        vx = step(vx, ex); vy = step(vy, ey); vz = step(vz, ez)
+        vx = Self.step(vx, ex, period, leakQ16); vy = Self.step(vy, ey, period, leakQ16); vz = Self.step(vz, ez, period, leakQ16)
         guard vx * vx + vy * vy + vz * vz > speed * speed else {
             since = .min
             return turned
@@ -136,6 +155,45 @@ public struct Movement: Sendable {
         return turned || s.t - since >= hold
     }
 
+    /// Narrows `box` to the readings for which `update` would only add the reading to the
+    /// baseline's sums (`rest`): quiet, nothing in flight, before the baseline moves. False when
+    /// there is something in flight.
+    @inlinable
+    public mutating func restBox(_ box: inout RestBox) -> Bool {
+        // At rest, the last reading took update's early way out, which leaves the velocity and
+        // the turn at zero and no episode open.
+        guard resting else { return false }
+        let band = Self.turnBandMilliG, lim = Self.lim
+        box.limit(lo: ((bx >> 16) - band, (by >> 16) - band, (bz >> 16) - band),
+                  hi: ((bx >> 16) + band, (by >> 16) + band, (bz >> 16) + band))
+        box.limit(lo: (-lim, -lim, -lim), hi: (lim, lim, lim))
+        box.limitTime(due)
+        return true
+    }
+
+    /// Moves the baseline at `t`, when it is due: the gain of `an` samples toward their mean.
+    /// With readings within ±2·10^6 mg and 2 s of samples, `an`·`baseQ20` is about 2^20/10 at
+    /// any rate and every product stays below 2^54; the arithmetic wraps rather than trap should
+    /// a trace's clock stand still for hours.
+    @inlinable
+    public mutating func moveBaseline(at t: Int64) {
+        guard t >= due else { return }
+        let n = an
+        bx &+= ((ax &<< 16) &- n &* bx) &* baseQ20 / (1 << 20)
+        by &+= ((ay &<< 16) &- n &* by) &* baseQ20 / (1 << 20)
+        bz &+= ((az &<< 16) &- n &* bz) &* baseQ20 / (1 << 20)
+        ax = 0; ay = 0; az = 0; an = 0
+        due = t &+ Self.batchMicros
+    }
+
+    /// What `update` does with a reading in its `restBox`: adds it to the baseline's sums
+    /// (then, once the box's time is up, `moveBaseline`).
+    @inlinable @inline(__always)
+    public mutating func rest(_ a: Vec3) {
+        ax &+= Int64(a.x); ay &+= Int64(a.y); az &+= Int64(a.z)
+        an &+= 1
+    }
+
     /// Whether the reading has turned away from the baseline across gravity by more than
     /// `turnMilliG`, the same way, for `turnMicros`: the start of a tilt, long before it reaches
     /// the tilt angle. Only the part across gravity counts (a tilt turns gravity sideways; the
@@ -143,9 +201,7 @@ public struct Movement: Sendable {
     /// cancel.
     @inlinable
     mutating func turning(_ t: Int64, _ rx: Int64, _ ry: Int64, _ rz: Int64) -> Bool {
-        // Past ±2000 g (no chip reads that; a trace may say anything) everything is taken as
-        // ±2000 g, so that the products below stay in range.
-        let lim: Int64 = 2_000_000
+        let lim = Self.lim
         let ex = Swift.min(Swift.max(rx, -lim), lim), ey = Swift.min(Swift.max(ry, -lim), lim), ez = Swift.min(Swift.max(rz, -lim), lim)
         var px = ex, py = ey, pz = ez
         if ex | ey | ez != 0 {
@@ -160,7 +216,7 @@ public struct Movement: Sendable {
                 px = ex - (gx * q) / (1 << 16); py = ey - (gy * q) / (1 << 16); pz = ez - (gz * q) / (1 << 16)
             }
         }
-        lx = ease(lx, px << 8); ly = ease(ly, py << 8); lz = ease(lz, pz << 8)
+        lx = Self.ease(lx, px << 8, lpQ16); ly = Self.ease(ly, py << 8, lpQ16); lz = Self.ease(lz, pz << 8, lpQ16)
         let k: Int64 = Self.turnMilliG << 8
         let l2: Int64 = lx * lx + ly * ly + lz * lz
         guard l2 > k * k else {
@@ -176,8 +232,9 @@ public struct Movement: Sendable {
 
     /// One step of the turn's low-pass from `l` toward `target` (Q8), at least one unit, so
     /// that it settles exactly.
+    /// (Static, so that a call does not copy the detector.)
     @inlinable
-    func ease(_ l: Int64, _ target: Int64) -> Int64 {
+    static func ease(_ l: Int64, _ target: Int64, _ lpQ16: Int64) -> Int64 {
         let d = target - l
         if d == 0 { return l }
         let step = d * lpQ16 / (1 << 16)
@@ -188,7 +245,7 @@ public struct Movement: Sendable {
     /// period, less the leak (rounded half away from zero, and at least 1 so that a velocity
     /// left alone reaches zero), kept within ±10 m/s.
     @inlinable
-    func step(_ v: Int64, _ e: Int64) -> Int64 {
+    static func step(_ v: Int64, _ e: Int64, _ period: Int64, _ leakQ16: Int64) -> Int64 {
         let d = Int64(Self.deadZoneMilliG)
         let past = e > d ? e - d : (e < -d ? e + d : 0)
         let leak = v > 0 ? Swift.max((v * leakQ16 + (1 << 15)) >> 16, 1) : (v < 0 ? -Swift.max((-v * leakQ16 + (1 << 15)) >> 16, 1) : 0)

@@ -24,6 +24,11 @@ public struct Tamper: Sendable {
     @usableFromInline var bucketEnd: Int64 = .min
     @usableFromInline var bucketMoved = false
     @usableFromInline var lastFired: Int64 = .min
+    /// Whether the gravity estimate was tilted when the rest box was made (it does not change on
+    /// the rest path).
+    @usableFromInline var restTilted = false
+    /// Whether a bucket closing on the rest path can fire: tilted, or moved before it began.
+    @usableFromInline var restMayFire = false
 
     /// A detector with `settings`, for samples every `periodMicros`.
     public init(settings s: TamperSettings, periodMicros: Int64) {
@@ -71,14 +76,65 @@ public struct Tamper: Sendable {
             bucketEnd = t + Tamper.bucketMicros
             return false
         }
-        let moved = bucketMoved
-        bucketMoved = false
-        bucketEnd += Tamper.bucketMicros
-        if bucketEnd <= t { bucketEnd = t + Tamper.bucketMicros }   // after a gap
-        if lastFired != .min && t - lastFired < holdoff { return false }
+        guard let moved = nextBucket(t) else { return false }
         let fired = moved || Tamper.tilted(g, from: reference, reference2: reference2, cos2Q30: cos2Q30)
         if fired { lastFired = t }
         return fired
+    }
+
+    /// Starts the next bucket at `t`; whether the one that ended saw the kiosk move, or nil when
+    /// it may not fire (within the holdoff).
+    @inlinable @inline(__always)
+    mutating func nextBucket(_ t: Int64) -> Bool? {
+        let moved = bucketMoved
+        bucketMoved = false
+        bucketEnd &+= Tamper.bucketMicros
+        if bucketEnd <= t { bucketEnd = t &+ Tamper.bucketMicros }   // after a gap
+        if lastFired != .min && t - lastFired < holdoff { return nil }
+        return moved
+    }
+
+    /// Narrows `box` to the readings for which `update` does only what `rest` does, with the
+    /// gravity estimate held at `gravity` (it is: the rest path runs only within the estimate's
+    /// still band). False while something is in flight.
+    /// Whether a rest box can be had at all (the cheap part of `restBox`'s test).
+    @inlinable public var mayRest: Bool { !armed || movement.resting }
+
+    /// `renewing`: the estimate is the one the last box was made with (the rest path went on),
+    /// so whether it is tilted is known.
+    @inlinable
+    public mutating func restBox(_ box: inout RestBox, gravity g: Vec3, renewing: Bool = false) -> Bool {
+        guard armed else { return true }
+        guard bucketEnd != .min && movement.restBox(&box) else { return false }
+        // The estimate does not change on the rest path: neither does whether it is tilted.
+        if !renewing { restTilted = Tamper.tilted(g, from: reference, reference2: reference2, cos2Q30: cos2Q30) }
+        restMayFire = restTilted || bucketMoved
+        return true
+    }
+
+    /// What `update` does with a sample in its `restBox`: the baseline's sums, and the bucket
+    /// closing on time — firing, past the holdoff, when the kiosk is tilted or moved in it.
+    @inlinable @inline(__always)
+    public mutating func rest(_ s: Sample) -> Bool {
+        guard armed else { return false }
+        movement.rest(s.accel)
+        guard s.t >= bucketEnd else { return false }
+        if !restMayFire {
+            // At rest, upright, nothing moved: the bucket only moves on (as `nextBucket` does).
+            bucketEnd &+= Tamper.bucketMicros
+            if bucketEnd <= s.t { bucketEnd = s.t &+ Tamper.bucketMicros }
+            return false
+        }
+        guard let moved = nextBucket(s.t) else { return false }
+        let fired = moved || restTilted
+        if fired { lastFired = s.t }
+        return fired
+    }
+
+    /// Moves the movement's baseline when its readings are in (the rest path's last sample).
+    @inlinable
+    public mutating func moveBaseline(at t: Int64) {
+        if armed { movement.moveBaseline(at: t) }
     }
 
     /// Whether `g` has turned from `reference` (whose squared length is `reference2`) by more than
@@ -89,7 +145,7 @@ public struct Tamper: Sendable {
     /// stay below 9·2^56 < 2^63; dropping 15 bits from each factor keeps |g|²·|r|²·cos²θ below 2^63
     /// too. Larger readings (a trace may hold up to 1000 g) are scaled down together first: the
     /// angle is the same, nothing can trap.
-    @inlinable @inline(__always)
+    @inlinable
     public static func tilted(_ g: Vec3, from reference: Vec3, reference2: Int64, cos2Q30: Int64) -> Bool {
         var gv = g, rv = reference, r2 = reference2
         let big = Swift.max(magnitude(g), magnitude(reference))

@@ -82,12 +82,39 @@ func stopLatencies() -> [Double] {
     return result
 }
 
-func callgrind(rest: Bool) -> Double? {
+/// Instructions per sample of the default set, by callgrind, in one configuration.
+struct InstructionRow {
+    let armed: Bool
+    let restPath: Bool
+    var rest: Double?
+    var mixed: Double?
+
+    var name: String {
+        (armed ? "armed" : "disarmed") + (restPath ? "" : ", every sample on the full path")
+    }
+}
+
+/// At rest and over mixed motion; armed and disarmed; with the rest path and without.
+func instructionRows() -> [InstructionRow] {
+    var rows: [InstructionRow] = []
+    for armed in [true, false] {
+        for restPath in [true, false] {
+            var r = InstructionRow(armed: armed, restPath: restPath)
+            r.rest = callgrind(rest: true, armed: armed, restPath: restPath)
+            r.mixed = callgrind(rest: false, armed: armed, restPath: restPath)
+            rows.append(r)
+        }
+    }
+    return rows
+}
+
+func callgrind(rest: Bool, armed: Bool = true, restPath: Bool = true) -> Double? {
     let n = 200_000
-    let out = tmp + "/callgrind-\(rest).out"
-    log("callgrind: the default set over \(n) samples \(rest ? "at rest" : "of mixed motion")…")
+    let out = tmp + "/callgrind-\(rest)-\(armed)-\(restPath).out"
+    log("callgrind: the default set over \(n) samples \(rest ? "at rest" : "of mixed motion"), \(armed ? "armed" : "disarmed")\(restPath ? "" : ", full path")…")
+    let flags = (rest ? ["--rest"] : []) + (armed ? [] : ["--disarmed"]) + (restPath ? [] : ["--full-path"])
     let r = spawn(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, "--toggle-collect=jolt_bench_default_workload*",
-                   selfDir() + "/jolt-bench", "--callgrind", "\(n)"] + (rest ? ["--rest"] : []))
+                   selfDir() + "/jolt-bench", "--callgrind", "\(n)"] + flags)
     guard r.status == 0, let f = fopen(out, "r") else {
         log("valgrind not available or failed: \(r.err.prefix(200))")
         return nil

@@ -37,6 +37,8 @@ struct FloatGravity {
             x += a1.0 + a2.0 / 2
             y += a1.1 + a2.1 / 2
             z += a1.2 + a2.2 / 2
+        } else if max(abs(a.0 - x), abs(a.1 - y), abs(a.2 - z)) <= 0.016 {
+            return (x, y, z)   // within the still band: noise
         }
         x += (a.0 - x) * alpha
         y += (a.1 - y) * alpha

@@ -9,6 +9,7 @@ struct FloatMovement {
     let period: Real, speed: Real, hold: Int64, leak: Real, gain: Real
     let dead: Real = 0.025, shock: Real = 0.45
     var started = false
+    var sum: (Real, Real, Real) = (0, 0, 0), n: Real = 0, due: Int64 = 0
     var b: (Real, Real, Real) = (0, 0, 0), v: (Real, Real, Real) = (0, 0, 0), d: (Real, Real, Real) = (0, 0, 0)
     var since: Int64 = .min, quietFrom: Int64 = .min, lastReversal: Int64 = .min
     var signs: (Int, Int, Int) = (0, 0, 0)
@@ -60,9 +61,21 @@ struct FloatMovement {
     }
 
     mutating func update(_ t: Int64, _ a: (Real, Real, Real)) -> Bool {
-        if !started { b = a; started = true }
+        if !started {
+            b = a
+            sum = (0, 0, 0); n = 0
+            due = t + 2_000_000
+            started = true
+        }
         let e = (a.0 - b.0, a.1 - b.1, a.2 - b.2)
-        b = (b.0 + (a.0 - b.0) * gain, b.1 + (a.1 - b.1) * gain, b.2 + (a.2 - b.2) * gain)
+        // The baseline moves every 2 s, toward the mean of the readings since.
+        sum = (sum.0 + a.0, sum.1 + a.1, sum.2 + a.2)
+        n += 1
+        if t >= due {
+            b = (b.0 + (sum.0 - n * b.0) * gain, b.1 + (sum.1 - n * b.1) * gain, b.2 + (sum.2 - n * b.2) * gain)
+            sum = (0, 0, 0); n = 0
+            due = t + 2_000_000
+        }
         if max(abs(e.0), abs(e.1), abs(e.2)) > shock { quietFrom = t + 250_000 }
         func sign(_ x: Real) -> Int { x > dead ? 1 : (x < -dead ? -1 : 0) }
         var flipped = false

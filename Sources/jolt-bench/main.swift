@@ -19,10 +19,13 @@ struct Options {
     var replayMinutes = 60
     var callgrind: Int?          // run only the default set over N samples (under valgrind)
     var restWorkload = false     // with --callgrind: a device lying still instead of mixed motion
+    var disarmed = false         // with --callgrind: the tamper detector not armed
+    var fullPath = false         // with --callgrind: the rest path off (every sample the full one)
     var withCallgrind = true
     var jolt: String?
     var signalTrials = 10
     var workload: (name: String, count: Int)?   // print a workload's samples and stop
+    var equivalence: [String]?   // check the rest path against the full path over these traces
 }
 
 func fail(_ m: String) -> Never {
@@ -52,12 +55,16 @@ while !args.isEmpty {
     case "--replay-minutes": o.replayMinutes = int(value(), "--replay-minutes needs a whole number")
     case "--callgrind": o.callgrind = int(value(), "--callgrind needs a sample count")
     case "--rest": o.restWorkload = true
+    case "--disarmed": o.disarmed = true
+    case "--full-path": o.fullPath = true
     case "--no-callgrind": o.withCallgrind = false
     case "--workload":
         let name = value()
         guard name == "mixed" || name == "rest" else { fail("--workload must be mixed or rest") }
         o.workload = (name, int(value(), "--workload needs a sample count after the name"))
     case "--jolt": o.jolt = value()
+    case "--equivalence": o.equivalence = []
+    case _ where o.equivalence != nil && !a.hasPrefix("-"): o.equivalence!.append(a)
     case "--smoke":
         o.samples = 1_000_000
         o.runs = 2
@@ -69,9 +76,13 @@ while !args.isEmpty {
             usage: jolt-bench [--json] [--samples N] [--runs K] [--daemon-seconds S] [--replay-minutes M]
                               [--no-callgrind] [--jolt PATH] [--smoke]
                    jolt-bench --workload mixed|rest N
+                   jolt-bench --equivalence [--jolt PATH] [TRACE...]
             Build with -c release. --smoke: a short run that checks every figure is produced.
             --workload: print N samples of the mixed-motion or at-rest workload as `jolt replay
             --samples` does, for another build of the core (scripts/cortex-m-bench).
+            --equivalence: the default set with its rest path and without, over the traces (by
+            default Tests/Corpus/test and Tests/Data/wrist-imu), the kiosk corpus and the
+            workloads, plain and armed; exits 1 unless the events are the same at the same times.
             """)
         exit(0)
     default: fail("unknown option \(a) (see --help)")
@@ -89,14 +100,27 @@ if let w = o.workload {
     exit(0)
 }
 
+// MARK: the rest path's equivalence check
+
+if var traces = o.equivalence {
+    if traces.isEmpty { traces = csvFiles(in: "Tests/Corpus/test") + csvFiles(in: "Tests/Data/wrist-imu") }
+    guard !traces.isEmpty else { fail("--equivalence: no traces given, and none in Tests/Corpus/test or Tests/Data/wrist-imu (run it from the repository)") }
+    let dir = "/tmp/jolt-bench-\(getpid())"
+    mkdir(dir, 0o755)
+    let same = equivalence(jolt: o.jolt ?? selfDir() + "/jolt", traces: traces, dir: dir, shopMinutes: 5, bench: settings)
+    _ = spawn(["rm", "-rf", dir])
+    exit(same ? 0 : 1)
+}
+
 // MARK: callgrind workload mode
 
 if let n = o.callgrind {
     let samples = o.restWorkload ? rest(count: n) : mixedMotion(count: n)
     var d = DefaultDetectors(settings)
+    d.restPath = !o.fullPath
     let r = samples.withUnsafeBufferPointer { b -> Int in
         _ = d.update(b[0])
-        d.armTamper()
+        if !o.disarmed { d.armTamper() }
         return benchDefaultWorkload(&d, UnsafeBufferPointer(rebasing: b[1...]))
     }
     print("checksum \(r) over \(n) samples")
@@ -269,9 +293,10 @@ let daemonPlain = daemon(fifo: false)
 // the time the buzzer can go on sounding).
 let stops = stopLatencies()
 
-// Instructions per sample, from callgrind: the default set over mixed motion, and at rest.
-let instructions = o.withCallgrind ? callgrind(rest: false) : nil
-let instructionsRest = o.withCallgrind ? callgrind(rest: true) : nil
+// Instructions per sample, from callgrind: the default set over mixed motion, and at rest;
+// armed and disarmed; with the rest path and without.
+let instructionTable = o.withCallgrind ? instructionRows() : []
+let instructions = instructionTable.first?.mixed, instructionsRest = instructionTable.first?.rest
 
 // Code size of the core for a Cortex-M (Embedded Swift, -Osize), from scripts/embedded-check
 // when the sources are here: the whole core module, and a firmware-shaped link.
@@ -307,6 +332,9 @@ if o.json {
         "samples": .int(samples.count), "runs": .int(o.runs), "core": .list(core),
         "float_agrees": .bool(agreed), "events_compared": .int(agreeFixed.count),
         "instructions_per_sample": num(instructions, 1), "instructions_per_sample_at_rest": num(instructionsRest, 1),
+        "instructions": .list(instructionTable.map { r in
+            ["armed": .bool(r.armed), "rest_path": .bool(r.restPath), "at_rest": num(r.rest, 1), "mixed_motion": num(r.mixed, 1)]
+        }),
         "state_bytes": .members(stateBytes.map { ($0.0, .int($0.1)) }), "allocations_per_million_samples": .int(allocations),
         "replay": ["samples": .int(replay.samples), "seconds": num(replay.seconds, 4), "samples_per_second": num(replay.rate, 0),
                    "wc_l_seconds": num(replay.wcSeconds, 4), "ratio_to_wc_l": num(replay.ratioToWc, 2),
@@ -324,6 +352,9 @@ if o.json {
             + (r.ratio.map { f($0, 2) + "×" } ?? "").leftPad(15) + (r.note.isEmpty ? "" : "   " + r.note) + "\n"
     }
     t += "\ninstructions per sample, default set (callgrind):  \(f(instructions, 1)) over mixed motion, \(f(instructionsRest, 1)) at rest\n"
+    for r in instructionTable {
+        t += "  " + r.name.rightPad(48) + f(r.rest, 1).leftPad(9) + " at rest" + f(r.mixed, 1).leftPad(9) + " mixed\n"
+    }
     t += "default set state (MemoryLayout):                   \(stateBytes.map { "\($0.1) B at \($0.0)" }.joined(separator: ", "))\n"
     t += "heap allocations over 1,000,000 samples:            \(allocations)\n"
     t += "\njolt replay, \(o.replayMinutes) min of 100 Hz six-axis trace (\(replay.samples) samples): \(f(replay.seconds, 4)) s, \(f(replay.rate / 1e6, 2)) M samples/s;"

@@ -1,0 +1,125 @@
+/// The readings for which the detectors' updates would change nothing but what their `rest`
+/// steps do (a time stamp, a running sum): a box of acceleration, a limit on rotation, and until
+/// when it holds. Each detector narrows it from its own state after a full update
+/// (`restBox`); while the next samples fall inside it, `DetectorSet` takes its rest path.
+///
+/// Built in Int64 so that a box near the end of the Int32 range clamps instead of wrapping.
+public struct RestBox: Sendable {
+    public var lo: (x: Int64, y: Int64, z: Int64)
+    public var hi: (x: Int64, y: Int64, z: Int64)
+    /// Rotation, mdps, that every axis must stay within.
+    public var rotation: Int32
+    /// The samples before this time (µs) may take the rest path.
+    public var until: Int64
+
+    /// Every reading, for ever.
+    @inlinable
+    public init() {
+        lo = (Int64(Int32.min), Int64(Int32.min), Int64(Int32.min))
+        hi = (Int64(Int32.max), Int64(Int32.max), Int64(Int32.max))
+        rotation = 1 << 30
+        until = .max
+    }
+
+    /// No reading.
+    public static var none: RestBox {
+        var b = RestBox()
+        b.until = .min
+        return b
+    }
+
+    /// Keeps the readings within `band` of `center` on every axis.
+    @inlinable
+    public mutating func limit(around center: Vec3, within band: Int32) {
+        let b = Int64(band)
+        limit(lo: (Int64(center.x) - b, Int64(center.y) - b, Int64(center.z) - b),
+              hi: (Int64(center.x) + b, Int64(center.y) + b, Int64(center.z) + b))
+    }
+
+    /// Keeps the readings within [`lo`, `hi`] on every axis.
+    @inlinable
+    public mutating func limit(lo l: (Int64, Int64, Int64), hi h: (Int64, Int64, Int64)) {
+        lo = (Swift.max(lo.x, l.0), Swift.max(lo.y, l.1), Swift.max(lo.z, l.2))
+        hi = (Swift.min(hi.x, h.0), Swift.min(hi.y, h.1), Swift.min(hi.z, h.2))
+    }
+
+    /// Keeps the readings whose z is at least `lo` and at most `hi`.
+    @inlinable
+    public mutating func limitZ(lo l: Int64 = .min, hi h: Int64 = .max) {
+        lo.z = Swift.max(lo.z, l)
+        hi.z = Swift.min(hi.z, h)
+    }
+
+    /// Keeps the rotation within ±`limit` mdps on every axis.
+    @inlinable
+    public mutating func limitRotation(_ limit: Int32) { rotation = Swift.min(rotation, Swift.max(limit, 0)) }
+
+    /// Keeps the samples before `t`, µs.
+    @inlinable
+    public mutating func limitTime(_ t: Int64) { until = Swift.min(until, t) }
+
+    /// The largest squared distance from `v` of any reading in the box, mg².
+    @inlinable
+    public func farthest2(from v: Vec3) -> Int64 {
+        func far(_ l: Int64, _ h: Int64, _ c: Int32) -> Int64 {
+            let d = Swift.max(Swift.max(h - Int64(c), Int64(c) - l), 0)
+            return Swift.min(d, 1 << 30)
+        }
+        let x = far(lo.x, hi.x, v.x), y = far(lo.y, hi.y, v.y), z = far(lo.z, hi.z, v.z)
+        return x * x + y * y + z * z
+    }
+
+    /// Whether no reading is left.
+    @inlinable
+    public var isEmpty: Bool { lo.x > hi.x || lo.y > hi.y || lo.z > hi.z || until == .min }
+}
+
+/// A `RestBox` in the form the per-sample test wants: one subtraction and one unsigned
+/// comparison per axis of acceleration, one mask test for the three of rotation, and the time.
+///
+/// The rotation test keeps every axis within [-2^k, 2^k), the largest such range inside the
+/// box's limit: the gate may admit fewer samples than the box holds, never more.
+public struct RestGate: Sendable {
+    @usableFromInline var lo: Vec3 = .zero
+    @usableFromInline var span: (x: UInt32, y: UInt32, z: UInt32) = (0, 0, 0)
+    @usableFromInline var rotationBias: Int32 = 0
+    @usableFromInline var rotationMask: UInt32 = ~0
+    /// The samples before this time (µs) take the rest path; .min when closed.
+    @usableFromInline var until: Int64 = .min
+
+    /// A closed gate: no sample takes the rest path.
+    @inlinable public init() {}
+
+    /// The gate for `box` (closed when it is empty).
+    @inlinable @inline(never)
+    public init(_ box: RestBox) {
+        guard !box.isEmpty else { return }
+        // Within the Int32 range (every limit only narrows RestBox()'s), so nothing truncates.
+        lo = Vec3(Int32(truncatingIfNeeded: box.lo.x), Int32(truncatingIfNeeded: box.lo.y), Int32(truncatingIfNeeded: box.lo.z))
+        span = (UInt32(truncatingIfNeeded: box.hi.x &- box.lo.x), UInt32(truncatingIfNeeded: box.hi.y &- box.lo.y),
+                UInt32(truncatingIfNeeded: box.hi.z &- box.lo.z))
+        if box.rotation > 0 {
+            let k = Swift.min(31 - Int32(box.rotation.leadingZeroBitCount), 30)   // 2^k ≤ rotation
+            rotationBias = 1 << k
+            rotationMask = ~((UInt32(2) << UInt32(k)) &- 1)
+        }
+        until = box.until
+    }
+
+    /// Whether the gate is open.
+    @inlinable public var isOpen: Bool { until != .min }
+
+    /// Whether `s` is in the box (taking the rest path if its time is also before `until`).
+    @inlinable @inline(__always)
+    public func holds(_ s: Sample) -> Bool {
+        let a = s.accel, w = s.gyro, b = rotationBias
+        guard UInt32(bitPattern: a.x &- lo.x) <= span.x && UInt32(bitPattern: a.y &- lo.y) <= span.y
+            && UInt32(bitPattern: a.z &- lo.z) <= span.z
+            && (UInt32(bitPattern: w.x &+ b) | UInt32(bitPattern: w.y &+ b) | UInt32(bitPattern: w.z &+ b)) & rotationMask == 0
+        else { return false }
+        return true
+    }
+
+    /// Closes the gate.
+    @inlinable public mutating func close() { until = .min }
+}
