@@ -92,9 +92,9 @@ public protocol ShakeDetecting: Sendable {
     mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> ShakePhase?
     /// Forgets motion history without an event.
     mutating func reset()
-    /// Narrows `box` to the readings for which `update` would change nothing and return nil,
-    /// with the gravity estimate held at `gravity`; false when there are none now (a gesture
-    /// under way), or when the algorithm has no rest path.
+    /// Narrows `box` (which lies within the gravity estimate's still band around `gravity`) to
+    /// the readings for which `update` would change nothing and return nil; false when there
+    /// are none now (a gesture under way), or when the algorithm has no rest path.
     func restBox(_ box: inout RestBox, gravity: Vec3) -> Bool
     /// When the current (or last) shake began, µs.
     var shakeSince: Int64 { get }
@@ -310,7 +310,7 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
         guard lowPass.primed && _tamper.restBox(&box, gravity: g, renewing: renewing) && _flip.restBox(&box) else { return .none }
         box.limit(around: g, within: GravityFilter.stillBandMilliG)
         if lowPass.turnsWithGyro { box.limitRotation(GravityFilter.turnFloor) }
-        // Last: the shake detector's test reads the box's extent around the estimate.
+        // The shake detector's test holds for any box within the estimate's still band.
         guard _shake.restBox(&box, gravity: g) else { return .none }
         return box
     }

@@ -171,18 +171,18 @@ public struct JoltShake: Sendable {
             // ±1000 g), so that each is below 2^24 and every product below 2^62.
             let dot = peak.dot(lastPeak)
             if dot < 0 {
-                let big = Swift.max(dot.magnitude, Swift.max(peak2.magnitude, lastPeak2.magnitude))
-                let n = Int64(Swift.max(8, 64 - big.leadingZeroBitCount - 24))
-                let s = dot >> n
+                let big = dot.magnitude | peak2.magnitude | lastPeak2.magnitude
+                let n = Int64(Swift.max(8, 40 - big.leadingZeroBitCount))
+                let s = dot &>> n
                 let k2 = clipped || lastClipped ? clippedOpposition2 : opposition2
-                continues = 10_000 * s * s >= k2 * ((peak2 >> n) * (lastPeak2 >> n))
+                continues = 10_000 &* s &* s >= k2 &* ((peak2 &>> n) &* (lastPeak2 &>> n))
             }
             // The last lobe must fill its half-cycle, as a hand's stroke does: a knock is a spike that
             // is over long before the next one, however regular the knocking.
-            if continues { continues = lastWidth * 100 >= fillPercent * half }
+            if continues { continues = lastWidth &* 100 >= fillPercent &* half }
             if continues && chain >= 2 {
                 // Consecutive half-periods must be alike.
-                continues = half * 100 <= lastHalf * ratioPercent && lastHalf * 100 <= half * ratioPercent
+                continues = half &* 100 <= lastHalf &* ratioPercent && lastHalf &* 100 <= half &* ratioPercent
             }
         }
         if continues {
@@ -206,11 +206,13 @@ public struct JoltShake: Sendable {
         return (recognised, chain >= 2)
     }
 
-    /// Narrows `box` to the readings for which `update` changes nothing: no lobe open, no
-    /// gesture under way, and every reading in the box within the hysteresis level of `gravity`.
+    /// Whether `update` changes nothing for the readings of `box`, which lies within the gravity
+    /// estimate's still band: no lobe open, no gesture under way, and the whole band within the
+    /// hysteresis level (3 × 16² mg² against 250² or more for every preset).
     @inlinable
     public func restBox(_ box: inout RestBox, gravity: Vec3) -> Bool {
-        !open && lastCountedEnd != .min && !lifecycle.needsUpdate && box.farthest2(from: gravity) < hysteresis2
+        let band = Int64(GravityFilter.stillBandMilliG)
+        return !open && lastCountedEnd != .min && !lifecycle.needsUpdate && 3 * band * band < hysteresis2
     }
 
     /// Forgets all motion history, without an event (a gap in the data).

@@ -14,8 +14,10 @@
 /// — what a customer's lean does. So the reading's turn across gravity is followed too: past
 /// 30 mg (about 1.7°), low-passed and held the same way for 60 ms, it is the start of a tilt.
 ///
-/// Integers only; every product stays below 2^63 (velocities are kept within ±10 m/s,
-/// 10^9 mg·µs, so a squared speed is at most 3·10^18).
+/// Integers only; every product stays below 2^63 for any reading a chip or a trace gives
+/// (velocities are kept within ±10 m/s, 10^9 mg·µs, so a squared speed is at most 3·10^18), and
+/// the arithmetic wraps rather than trap past that, as the core's per-sample arithmetic does:
+/// a corrupt reading must not stop the detectors.
 public struct Movement: Sendable {
     /// Acceleration within this of the baseline is noise or a lean, mg.
     public static let deadZoneMilliG: Int32 = 25
@@ -63,13 +65,13 @@ public struct Movement: Sendable {
     @usableFromInline var turnSince: Int64 = .min
     @usableFromInline var tx: Int64 = 0, ty: Int64 = 0, tz: Int64 = 0
     @usableFromInline let lpQ16: Int64
-    /// The readings since the baseline last moved: their sums (each axis within ±`lim`), how
-    /// many, and when it moves next.
+    /// The readings since the baseline last moved: their sums, how many, and when it moves
+    /// next.
     @usableFromInline var ax: Int64 = 0, ay: Int64 = 0, az: Int64 = 0
     @usableFromInline var an: Int64 = 0
     @usableFromInline var due: Int64 = 0
     /// Readings past ±2000 g (no chip reads that; a trace may say anything) count as ±2000 g in
-    /// the baseline and the turn, so that the products stay in range.
+    /// the turn, so that its products stay in range.
     @usableFromInline static let lim: Int64 = 2_000_000
 
     /// A detector for samples every `periodMicros` that calls `speedMMs` (mm/s) held for
@@ -106,20 +108,17 @@ public struct Movement: Sendable {
     public mutating func update(_ s: Sample) -> Bool {
         let a = s.accel
         let x = Int64(a.x), y = Int64(a.y), z = Int64(a.z)
-        let lim = Self.lim
-        let cx = Swift.min(Swift.max(x, -lim), lim), cy = Swift.min(Swift.max(y, -lim), lim)
-        let cz = Swift.min(Swift.max(z, -lim), lim)
         if !started {
-            bx = cx << 16; by = cy << 16; bz = cz << 16
+            bx = x << 16; by = y << 16; bz = z << 16
             ax = 0; ay = 0; az = 0; an = 0
             due = s.t &+ Self.batchMicros
             started = true
         }
-        let ex = x - (bx >> 16), ey = y - (by >> 16), ez = z - (bz >> 16)
-        ax &+= cx; ay &+= cy; az &+= cz; an &+= 1
+        let ex = x &- (bx >> 16), ey = y &- (by >> 16), ez = z &- (bz >> 16)
+        ax &+= x; ay &+= y; az &+= z; an &+= 1
         if s.t >= due { moveBaseline(at: s.t) }
         let band = Self.turnBandMilliG
-        let quiet = abs(ex) <= band && abs(ey) <= band && abs(ez) <= band
+        let quiet = ex.magnitude <= band.magnitude && ey.magnitude <= band.magnitude && ez.magnitude <= band.magnitude
         if quiet && vx == 0 && vy == 0 && vz == 0 && lx == 0 && ly == 0 && lz == 0 {
             // At rest: nothing past the noise band and nothing in flight, so no sign, jolt,
             // velocity or turn can change — the full path below would end the same way.
@@ -130,7 +129,7 @@ public struct Movement: Sendable {
         }
         resting = false
         let shock = Int64(Self.shockMilliG)
-        if abs(ex) > shock || abs(ey) > shock || abs(ez) > shock { quietFrom = s.t + Self.ringMicros }
+        if ex.magnitude > shock.magnitude || ey.magnitude > shock.magnitude || ez.magnitude > shock.magnitude { quietFrom = s.t + Self.ringMicros }
         if reversed(ex, ey, ez) {
             if lastReversal != .min && s.t - lastReversal < Self.ringMicros { quietFrom = s.t + Self.ringMicros }
             lastReversal = s.t
@@ -144,11 +143,11 @@ public struct Movement: Sendable {
         }
         let turned = turning(s.t, quiet ? 0 : ex, quiet ? 0 : ey, quiet ? 0 : ez)
         vx = Self.step(vx, ex, period, leakQ16); vy = Self.step(vy, ey, period, leakQ16); vz = Self.step(vz, ez, period, leakQ16)
-        guard vx * vx + vy * vy + vz * vz > speed * speed else {
+        guard vx &* vx &+ vy &* vy &+ vz &* vz > speed &* speed else {
             since = .min
             return turned
         }
-        if since == .min || vx * dx + vy * dy + vz * dz <= 0 {
+        if since == .min || vx &* dx &+ vy &* dy &+ vz &* dz <= 0 {
             since = s.t
             dx = vx; dy = vy; dz = vz
         }
@@ -163,18 +162,18 @@ public struct Movement: Sendable {
         // At rest, the last reading took update's early way out, which leaves the velocity and
         // the turn at zero and no episode open.
         guard resting else { return false }
-        let band = Self.turnBandMilliG, lim = Self.lim
+        let band = Self.turnBandMilliG
         box.limit(lo: ((bx >> 16) - band, (by >> 16) - band, (bz >> 16) - band),
                   hi: ((bx >> 16) + band, (by >> 16) + band, (bz >> 16) + band))
-        box.limit(lo: (-lim, -lim, -lim), hi: (lim, lim, lim))
         box.limitTime(due)
         return true
     }
 
     /// Moves the baseline at `t`, when it is due: the gain of `an` samples toward their mean.
-    /// With readings within ±2·10^6 mg and 2 s of samples, `an`·`baseQ20` is about 2^20/10 at
-    /// any rate and every product stays below 2^54; the arithmetic wraps rather than trap should
-    /// a trace's clock stand still for hours.
+    /// With readings within ±2000 g (a trace's are within ±1000 g, a chip's ±16 g) and 2 s of
+    /// samples, `an`·`baseQ20` is about 2^20/10 at any rate and every product stays below 2^54;
+    /// past that (a reading no source gives, a clock that stands still for hours) the arithmetic
+    /// wraps rather than trap.
     @inlinable
     public mutating func moveBaseline(at t: Int64) {
         guard t >= due else { return }
@@ -210,20 +209,20 @@ public struct Movement: Sendable {
             // used, the quotient stays below 2^29 and every product below 2^51.
             let gx = Swift.min(Swift.max(bx >> 16, -lim), lim), gy = Swift.min(Swift.max(by >> 16, -lim), lim)
             let gz = Swift.min(Swift.max(bz >> 16, -lim), lim)
-            let g2 = gx * gx + gy * gy + gz * gz
+            let g2 = gx &* gx &+ gy &* gy &+ gz &* gz
             if g2 >= 250_000 {
-                let q = ((ex * gx + ey * gy + ez * gz) << 16) / g2
-                px = ex - (gx * q) / (1 << 16); py = ey - (gy * q) / (1 << 16); pz = ez - (gz * q) / (1 << 16)
+                let q = ((ex &* gx &+ ey &* gy &+ ez &* gz) << 16) / g2
+                px = ex &- (gx &* q) / (1 << 16); py = ey &- (gy &* q) / (1 << 16); pz = ez &- (gz &* q) / (1 << 16)
             }
         }
         lx = Self.ease(lx, px << 8, lpQ16); ly = Self.ease(ly, py << 8, lpQ16); lz = Self.ease(lz, pz << 8, lpQ16)
         let k: Int64 = Self.turnMilliG << 8
-        let l2: Int64 = lx * lx + ly * ly + lz * lz
+        let l2: Int64 = lx &* lx &+ ly &* ly &+ lz &* lz
         guard l2 > k * k else {
             turnSince = .min
             return false
         }
-        if turnSince == .min || lx * tx + ly * ty + lz * tz <= 0 {
+        if turnSince == .min || lx &* tx &+ ly &* ty &+ lz &* tz <= 0 {
             turnSince = t
             tx = lx; ty = ly; tz = lz
         }
@@ -235,10 +234,10 @@ public struct Movement: Sendable {
     /// (Static, so that a call does not copy the detector.)
     @inlinable
     static func ease(_ l: Int64, _ target: Int64, _ lpQ16: Int64) -> Int64 {
-        let d = target - l
+        let d = target &- l
         if d == 0 { return l }
-        let step = d * lpQ16 / (1 << 16)
-        return l + (step != 0 ? step : (d > 0 ? 1 : -1))
+        let step = d &* lpQ16 / (1 << 16)
+        return l &+ (step != 0 ? step : (d > 0 ? 1 : -1))
     }
 
     /// One step of an axis's leaky velocity: the acceleration past the dead zone times the
@@ -247,9 +246,9 @@ public struct Movement: Sendable {
     @inlinable
     static func step(_ v: Int64, _ e: Int64, _ period: Int64, _ leakQ16: Int64) -> Int64 {
         let d = Int64(Self.deadZoneMilliG)
-        let past = e > d ? e - d : (e < -d ? e + d : 0)
-        let leak = v > 0 ? Swift.max((v * leakQ16 + (1 << 15)) >> 16, 1) : (v < 0 ? -Swift.max((-v * leakQ16 + (1 << 15)) >> 16, 1) : 0)
-        return Swift.min(Swift.max(v + past * period - leak, -Self.limit), Self.limit)
+        let past = e > d ? e &- d : (e < -d ? e &+ d : 0)
+        let leak = v > 0 ? Swift.max((v &* leakQ16 &+ (1 << 15)) >> 16, 1) : (v < 0 ? 0 &- Swift.max(((0 &- v) &* leakQ16 &+ (1 << 15)) >> 16, 1) : 0)
+        return Swift.min(Swift.max(v &+ past &* period &- leak, -Self.limit), Self.limit)
     }
 
     /// Whether an axis's reading crossed from past the dead zone on one side to past it on the

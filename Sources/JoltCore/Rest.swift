@@ -58,17 +58,6 @@ public struct RestBox: Sendable {
     @inlinable
     public mutating func limitTime(_ t: Int64) { until = Swift.min(until, t) }
 
-    /// The largest squared distance from `v` of any reading in the box, mg².
-    @inlinable
-    public func farthest2(from v: Vec3) -> Int64 {
-        func far(_ l: Int64, _ h: Int64, _ c: Int32) -> Int64 {
-            let d = Swift.max(Swift.max(h - Int64(c), Int64(c) - l), 0)
-            return Swift.min(d, 1 << 30)
-        }
-        let x = far(lo.x, hi.x, v.x), y = far(lo.y, hi.y, v.y), z = far(lo.z, hi.z, v.z)
-        return x * x + y * y + z * z
-    }
-
     /// Whether no reading is left.
     @inlinable
     public var isEmpty: Bool { lo.x > hi.x || lo.y > hi.y || lo.z > hi.z || until == .min }

@@ -157,8 +157,8 @@ public struct Tamper: Sendable {
             r2 = rv.lengthSquared
         }
         let dot = gv.dot(rv)
-        let rhs = ((gv.lengthSquared * r2) >> 15) * (cos2Q30 >> 15)
-        return dot < 0 || dot * dot < rhs
+        let rhs = ((gv.lengthSquared &* r2) >> 15) &* (cos2Q30 >> 15)
+        return dot < 0 || dot &* dot < rhs
     }
 
     /// The largest absolute component, mg.
