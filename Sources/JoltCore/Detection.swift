@@ -233,10 +233,10 @@ public protocol SampleDetector: Sendable {
 /// **The rest path.** A kiosk spends nearly all its life at rest, where a sample changes
 /// nothing any detector will act on. After each full update the detectors say for which
 /// readings that holds (`restBox`: within the gravity estimate's still band, quiet for the
-/// tamper detector, still for the flip detector, no gesture under way) and for how many samples
-/// (until the tamper baseline next moves); a sample inside takes the rest path: the few stores
-/// the full path would make (the flip detector's time stamp, the baseline's sums, the tamper
-/// bucket's clock) and nothing else. By construction the events are those of the full path, at
+/// tamper detector, still for the flip detector, no gesture under way) and until when (the
+/// tamper baseline's next move); a sample inside takes the rest path: the few stores the full
+/// path would make (the flip detector's time stamp, the baseline's sums, the tamper bucket's
+/// clock, and a tilted kiosk's bucket firing) and nothing else. By construction the events are those of the full path, at
 /// the same times; `restPath = false` turns it off, and jolt-bench and the tests check that
 /// both give the same events.
 public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDetector {

@@ -88,20 +88,25 @@ public struct Tamper: Sendable {
     mutating func nextBucket(_ t: Int64) -> Bool? {
         let moved = bucketMoved
         bucketMoved = false
-        bucketEnd &+= Tamper.bucketMicros
-        if bucketEnd <= t { bucketEnd = t &+ Tamper.bucketMicros }   // after a gap
+        advanceBucket(t)
         if lastFired != .min && t - lastFired < holdoff { return nil }
         return moved
     }
 
-    /// Narrows `box` to the readings for which `update` does only what `rest` does, with the
-    /// gravity estimate held at `gravity` (it is: the rest path runs only within the estimate's
-    /// still band). False while something is in flight.
+    /// The next bucket's end, for a sample at `t` at or past the current one's.
+    @inlinable @inline(__always)
+    mutating func advanceBucket(_ t: Int64) {
+        bucketEnd &+= Tamper.bucketMicros
+        if bucketEnd <= t { bucketEnd = t &+ Tamper.bucketMicros }   // after a gap
+    }
+
     /// Whether a rest box can be had at all (the cheap part of `restBox`'s test).
     @inlinable public var mayRest: Bool { !armed || movement.resting }
 
-    /// `renewing`: the estimate is the one the last box was made with (the rest path went on),
-    /// so whether it is tilted is known.
+    /// Narrows `box` to the readings for which `update` does only what `rest` does, with the
+    /// gravity estimate held at `gravity` (it is: the rest path runs only within the estimate's
+    /// still band). False while something is in flight. `renewing`: the estimate is the one the
+    /// last box was made with (the rest path went on), so whether it is tilted is known.
     @inlinable
     public mutating func restBox(_ box: inout RestBox, gravity g: Vec3, renewing: Bool = false) -> Bool {
         guard armed else { return true }
@@ -120,9 +125,8 @@ public struct Tamper: Sendable {
         movement.rest(s.accel)
         guard s.t >= bucketEnd else { return false }
         if !restMayFire {
-            // At rest, upright, nothing moved: the bucket only moves on (as `nextBucket` does).
-            bucketEnd &+= Tamper.bucketMicros
-            if bucketEnd <= s.t { bucketEnd = s.t &+ Tamper.bucketMicros }
+            // At rest, upright, nothing moved: the bucket only moves on.
+            advanceBucket(s.t)
             return false
         }
         guard let moved = nextBucket(s.t) else { return false }
@@ -131,7 +135,8 @@ public struct Tamper: Sendable {
         return fired
     }
 
-    /// Moves the movement's baseline when its readings are in (the rest path's last sample).
+    /// Moves the movement's baseline when it is due (a sample in the rest box once the box's
+    /// time is up).
     @inlinable
     public mutating func moveBaseline(at t: Int64) {
         if armed { movement.moveBaseline(at: t) }
