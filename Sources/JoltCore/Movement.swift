@@ -5,8 +5,9 @@
 ///
 /// Around a baseline that follows the reading slowly (τ 20 s: the offsets drifting with
 /// temperature; every 2 s it moves toward the mean of the readings since), the acceleration
-/// past a dead zone (25 mg: noise, a customer's lean under a degree) is integrated into a leaky velocity (τ 0.5 s), per axis, in mg·µs. A velocity past
-/// `speed` that keeps its direction for `hold` is a kiosk that moved. A jolt past 0.45 g, or a
+/// past a dead zone (25 mg: noise, a customer's lean under a degree) is integrated into a leaky
+/// velocity (τ 0.5 s), per axis, in mg·µs. A velocity past `speed` that keeps its direction for
+/// `hold` is a kiosk that moved. A jolt past 0.45 g, or a
 /// ring (two reversals within 250 ms), zeroes the velocity for 250 ms: a slam rings, a theft
 /// pushes.
 ///

@@ -3,7 +3,8 @@
 /// when it holds. Each detector narrows it from its own state after a full update
 /// (`restBox`); while the next samples fall inside it, `DetectorSet` takes its rest path.
 ///
-/// Built in Int64 so that a box near the end of the Int32 range clamps instead of wrapping.
+/// Bounds are Int64, so that one past the Int32 range narrows the box (or empties it) instead
+/// of wrapping.
 public struct RestBox: Sendable {
     public var lo: (x: Int64, y: Int64, z: Int64)
     public var hi: (x: Int64, y: Int64, z: Int64)
