@@ -125,19 +125,13 @@ func equivalence(jolt: String, traces: [String], dir: String, shopMinutes: Doubl
     for (name, t) in byKind {
         all.add(t)
         let share = t.samples > 0 ? Double(t.restSamples) / Double(t.samples) * 100 : 0
-        print("  \(name.padding(34)) \(String(t.runs).padding(5, left: true)) runs \(String(t.samples).padding(9, left: true)) samples  \(String(t.events).padding(6, left: true)) with events  \(f(share, 1).padding(5, left: true))% on the rest path  \(t.differences.isEmpty ? "identical" : "DIFFERENT")")
+        print("  \(name.rightPad(34)) \(String(t.runs).leftPad(5)) runs \(String(t.samples).leftPad(9)) samples  \(String(t.events).leftPad(6)) with events  \(f(share, 1).leftPad(5))% on the rest path  \(t.differences.isEmpty ? "identical" : "DIFFERENT")")
     }
     for d in all.differences.prefix(10) { print("  " + d) }
     print(all.differences.isEmpty
         ? "identical: \(all.events) samples with events, \(all.samples) samples in \(all.runs) runs"
         : "\(all.differences.count) runs differ")
     return all.differences.isEmpty
-}
-
-extension String {
-    func padding(_ n: Int, left: Bool = false) -> String {
-        count >= n ? self : (left ? String(repeating: " ", count: n - count) + self : self + String(repeating: " ", count: n - count))
-    }
 }
 
 /// The `.csv` files in `dir`, sorted.
