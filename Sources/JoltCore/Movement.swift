@@ -256,14 +256,18 @@ public struct Movement: Sendable {
     /// other.
     @inlinable
     mutating func reversed(_ ex: Int64, _ ey: Int64, _ ez: Int64) -> Bool {
+        let fx = Self.crossed(&sx, ex), fy = Self.crossed(&sy, ey), fz = Self.crossed(&sz, ez)
+        return fx || fy || fz
+    }
+
+    /// One axis of `reversed`: whether `e` is past the dead zone on the other side from the
+    /// last reading that was (`side`, which it then becomes).
+    @inlinable
+    static func crossed(_ side: inout Int8, _ e: Int64) -> Bool {
         let d = Int64(Self.deadZoneMilliG)
-        let nx: Int8 = ex > d ? 1 : (ex < -d ? -1 : 0)
-        let ny: Int8 = ey > d ? 1 : (ey < -d ? -1 : 0)
-        let nz: Int8 = ez > d ? 1 : (ez < -d ? -1 : 0)
-        let flipped = (nx != 0 && sx == -nx) || (ny != 0 && sy == -ny) || (nz != 0 && sz == -nz)
-        if nx != 0 { sx = nx }
-        if ny != 0 { sy = ny }
-        if nz != 0 { sz = nz }
-        return flipped
+        let n: Int8 = e > d ? 1 : (e < -d ? -1 : 0)
+        guard n != 0 else { return false }
+        defer { side = n }
+        return side == -n
     }
 }
