@@ -14,7 +14,9 @@
 /// up, then a free-fall that cannot exceed 1 g down) at uneven half-periods, and a knock is a
 /// single spike or a ring far faster than a hand. A deliberate shake is symmetric, periodic and
 /// reverses direction. Two opposite lobes both past `strong` are recognised at once (about one
-/// cycle after onset); gentler shakes need `minLobes` lobes.
+/// cycle after onset); gentler shakes need `minLobes` lobes. A chain of one lobe after a quiet
+/// spell whose second lobe points only roughly back (at least 120°, not 139°) restarts once
+/// from that lobe instead of ending: a hand's first stroke from rest is often lopsided.
 ///
 /// All arithmetic is integer: squared lengths in mg², dot products in mg², times in µs.
 public struct JoltShake: Sendable {
@@ -54,6 +56,10 @@ public struct JoltShake: Sendable {
 
     // The chain of counted lobes so far; `last…` describe the previous counted lobe.
     @usableFromInline var chain: Int32 = 0
+    /// Whether a chain of one lobe begun after a quiet spell may restart once at the next, and
+    /// whether the chain did (two strong lobes then do not suffice).
+    @usableFromInline var mayRestart = false
+    @usableFromInline var restarted = false
     @usableFromInline var prevStrong = false
     @usableFromInline var lastPeak = Vec3.zero
     @usableFromInline var lastPeak2: Int64 = 0
@@ -164,6 +170,7 @@ public struct JoltShake: Sendable {
         counted = true
         let half = start - lastStart
         var continues = false
+        var roughly = false
         if chain > 0 && half >= minHalf && half <= maxHalf {
             // Opposite directions: cos(angle) ≤ -k/100, i.e. dot < 0 and 100²·dot² ≥ k²·|a|²·|b|².
             // All three scaled down by the same 2^n so the products stay in range: n = 8 for any
@@ -175,7 +182,9 @@ public struct JoltShake: Sendable {
                 let n = Int64(Swift.max(8, 40 - big.leadingZeroBitCount))
                 let s = dot &>> n
                 let k2 = clipped || lastClipped ? clippedOpposition2 : opposition2
-                continues = 10_000 &* s &* s >= k2 &* ((peak2 &>> n) &* (lastPeak2 &>> n))
+                let p = (peak2 &>> n) &* (lastPeak2 &>> n)
+                continues = 10_000 &* s &* s >= k2 &* p
+                roughly = 4 &* s &* s >= p   // at least 120° apart
             }
             // The last lobe must fill its half-cycle, as a hand's stroke does: a knock is a spike that
             // is over long before the next one, however regular the knocking.
@@ -187,12 +196,25 @@ public struct JoltShake: Sendable {
         }
         if continues {
             chain += 1
-            prevStrong = lastPeak2 >= strong2
+            prevStrong = lastPeak2 >= strong2 && !restarted
         } else if start - lastCountedEnd >= quietBefore || (chain > 0 && half < minHalf) {
             // A fresh start after a quiet spell; or a lobe that came too soon after the last
             // (the first stroke of a fast shake often splits), which restarts the chain from
             // here rather than ending it.
+            if start - lastCountedEnd >= quietBefore {
+                mayRestart = true
+                restarted = false
+            }
             chain = 1
+            prevStrong = false
+        } else if chain == 1 && mayRestart && roughly {
+            // The second stroke of a shake from rest is often not the mirror of the first (the
+            // hand sets off at an angle; without a gyroscope the gravity estimate lags a twist):
+            // when the two point at least 120° apart in time with each other, the chain restarts
+            // from here, once, rather than ending. The start of a run can look the same, so a
+            // restarted chain needs its full `minLobes`, strong or not.
+            mayRestart = false
+            restarted = true
             prevStrong = false
         } else {
             // Strong motion just before: this is walking, running, an exercise — not a hand
@@ -221,6 +243,8 @@ public struct JoltShake: Sendable {
         counted = false
         chain = 0
         prevStrong = false
+        mayRestart = false
+        restarted = false
         lastCountedEnd = .min
         lastClose = .min
         _lifecycle.reset()

@@ -61,7 +61,7 @@ struct FloatShake {
     var start: Int64 = 0, lastClose: Int64 = .min, openedAt: Int64 = 0
     var lastWidth: Int64 = 0
     var clipped = false, lastClipped = false
-    var chain = 0, prevStrong = false
+    var chain = 0, prevStrong = false, mayRestart = false, restarted = false
     var lastPeak: (Real, Real, Real) = (0, 0, 0), lastPeakMag: Real = 0
     var lastStart: Int64 = 0, lastHalf: Int64 = 0
     var lastCountedEnd: Int64 = .min
@@ -141,10 +141,11 @@ struct FloatShake {
     mutating func count() -> (Bool, Bool) {
         counted = true
         let half = start - lastStart
-        var continues = false
+        var continues = false, roughly = false
         if chain > 0 && half >= minHalf && half <= maxHalf {
             let cos = (peak.0 * lastPeak.0 + peak.1 * lastPeak.1 + peak.2 * lastPeak.2) / (peakMag * lastPeakMag)
             continues = cos <= -(clipped || lastClipped ? clippedOpposition : opposition)
+            roughly = cos <= -0.5
             if continues { continues = Real(lastWidth) >= fill * Real(half) }
             if continues && chain >= 2 {
                 continues = Real(half) <= Real(lastHalf) * ratio && Real(lastHalf) <= Real(half) * ratio
@@ -152,9 +153,17 @@ struct FloatShake {
         }
         if continues {
             chain += 1
-            prevStrong = lastPeakMag >= strong
+            prevStrong = lastPeakMag >= strong && !restarted
         } else if start - lastCountedEnd >= quietBefore || (chain > 0 && half < minHalf) {
+            if start - lastCountedEnd >= quietBefore {
+                mayRestart = true
+                restarted = false
+            }
             chain = 1
+            prevStrong = false
+        } else if chain == 1 && mayRestart && roughly {
+            mayRestart = false
+            restarted = true
             prevStrong = false
         } else {
             chain = 0

@@ -1,3 +1,4 @@
+import Foundation
 import JoltCore
 import JoltTestSupport
 import Testing
@@ -200,6 +201,43 @@ struct ShakeTests {
         b.rest(2)
         let began = run(.jolt, settings(rate: 100), b.samples).filter { $0.e.contains(.shakeBegan) }
         #expect(began.count == 1)
+    }
+
+    /// Half-sine strokes of 100 ms (a 5 Hz shake) at 100 Hz after 2 s at rest, along the given
+    /// directions in the x-y plane (degrees) with the given peaks (g), then rest; the `began`s.
+    func strokes(_ s: [(degrees: Double, g: Double)]) -> [Int64] {
+        var b = SignalBuilder(rate: 100, seed: 9)
+        b.noise = 0
+        b.rest(2)
+        for (deg, g) in s {
+            let c = cos(deg * .pi / 180), n = sin(deg * .pi / 180)
+            for i in 1...10 {
+                let a = g * sin(Double(i) * .pi / 11)
+                b.emit((a * c, a * n, 1))
+            }
+        }
+        b.rest(2)
+        return run(.jolt, settings(rate: 100), b.samples).filter { $0.e.contains(.shakeBegan) }.map(\.t)
+    }
+
+    @Test("a lopsided second stroke from rest restarts the chain rather than ending it")
+    func lopsidedStart() {
+        // The second stroke points 130° from the first (cos −0.64: not opposite enough to
+        // continue a chain); the strokes after it are a regular shake along its axis.
+        let began = strokes([(0, 0.9), (130, 0.9), (310, 0.9), (130, 0.9), (310, 0.9)])
+        #expect(began.count == 1, "\(began)")
+        // Recognised at the third stroke after the restart (the fourth), not before.
+        if let t = began.first { #expect(t >= 2_300_000 && t < 2_400_000, "\(t)") }
+    }
+
+    @Test("a restart needs the strokes to point at least 120° apart, and its full three lobes")
+    func restartLimits() {
+        // 100° apart: the chain ends, as walking's does; nothing starts until a quiet spell.
+        #expect(strokes([(0, 0.9), (100, 0.9), (280, 0.9), (100, 0.9), (280, 0.9)]).isEmpty)
+        // Two strong strokes suffice for a chain begun after rest, not for a restarted one (the
+        // start of a run looks the same).
+        #expect(strokes([(0, 0.9), (130, 1.6), (310, 1.6)]).isEmpty)
+        #expect(strokes([(0, 1.6), (180, 1.6)]).count == 1)
     }
 
     func run(_ alg: ShakeAlgorithm, _ s: DetectionSettings, _ samples: [Sample]) -> [(t: Int64, e: Events)] {
