@@ -164,6 +164,23 @@ public struct JoltShake: Sendable {
         return (false, false)
     }
 
+    /// Whether the open lobe points opposite the last counted one — cos(angle) ≤ −k/100, i.e.
+    /// dot < 0 and 100²·dot² ≥ k²·|a|²·|b|² — and whether at least roughly (cos ≤ −0.5, 120°).
+    /// All three are scaled down by the same 2^n so the products stay in range: n = 8 for any
+    /// chip's readings (|v|² ≤ ~2^30 mg²), more for a trace's far larger ones (up to ±1000 g), so
+    /// that each is below 2^24 and every product below 2^62.
+    @inlinable
+    func opposed() -> (Bool, Bool) {
+        let dot = peak.dot(lastPeak)
+        guard dot < 0 else { return (false, false) }
+        let big = dot.magnitude | peak2.magnitude | lastPeak2.magnitude
+        let n = Int64(Swift.max(8, 40 - big.leadingZeroBitCount))
+        let s = dot &>> n
+        let k2 = clipped || lastClipped ? clippedOpposition2 : opposition2
+        let p = (peak2 &>> n) &* (lastPeak2 &>> n)
+        return (10_000 &* s &* s >= k2 &* p, 4 &* s &* s >= p)
+    }
+
     /// The open lobe's peak just reached the threshold: extend or restart the chain.
     @inlinable
     mutating func count(_ t: Int64) -> (Bool, Bool) {
@@ -172,20 +189,7 @@ public struct JoltShake: Sendable {
         var continues = false
         var roughly = false
         if chain > 0 && half >= minHalf && half <= maxHalf {
-            // Opposite directions: cos(angle) ≤ -k/100, i.e. dot < 0 and 100²·dot² ≥ k²·|a|²·|b|².
-            // All three scaled down by the same 2^n so the products stay in range: n = 8 for any
-            // chip's readings (|v|² ≤ ~2^30 mg²), more for a trace's far larger ones (up to
-            // ±1000 g), so that each is below 2^24 and every product below 2^62.
-            let dot = peak.dot(lastPeak)
-            if dot < 0 {
-                let big = dot.magnitude | peak2.magnitude | lastPeak2.magnitude
-                let n = Int64(Swift.max(8, 40 - big.leadingZeroBitCount))
-                let s = dot &>> n
-                let k2 = clipped || lastClipped ? clippedOpposition2 : opposition2
-                let p = (peak2 &>> n) &* (lastPeak2 &>> n)
-                continues = 10_000 &* s &* s >= k2 &* p
-                roughly = 4 &* s &* s >= p   // at least 120° apart
-            }
+            (continues, roughly) = opposed()
             // The last lobe must fill its half-cycle, as a hand's stroke does: a knock is a spike that
             // is over long before the next one, however regular the knocking.
             if continues { continues = lastWidth &* 100 >= fillPercent &* half }
