@@ -214,8 +214,8 @@ public struct JoltShake: Sendable {
         } else if chain == 1 && mayRestart && roughly {
             // The second stroke of a shake from rest is often not the mirror of the first (the
             // hand sets off at an angle; without a gyroscope the gravity estimate lags a twist):
-            // when the two point at least 120° apart in time with each other, the chain restarts
-            // from here, once, rather than ending. The start of a run can look the same, so a
+            // when the two point at least 120° apart, half a cycle apart, the chain restarts from
+            // here, once, rather than ending. The start of a run can look the same, so a
             // restarted chain needs its full `minLobes`, strong or not.
             mayRestart = false
             restarted = true
