@@ -14,9 +14,9 @@
 /// up, then a free-fall that cannot exceed 1 g down) at uneven half-periods, and a knock is a
 /// single spike or a ring far faster than a hand. A deliberate shake is symmetric, periodic and
 /// reverses direction. Two opposite lobes both past `strong` are recognised at once (about one
-/// cycle after onset); gentler shakes need `minLobes` lobes. A chain of one lobe after a quiet
-/// spell whose second lobe points only roughly back (at least 120°, not 139°) restarts once
-/// from that lobe instead of ending: a hand's first stroke from rest is often lopsided.
+/// cycle after onset); gentler shakes need `minLobes` lobes. A chain begun after a quiet spell
+/// and not yet recognised restarts, up to twice, at a lobe that points only roughly back (at
+/// least 120°, not 139°) instead of ending: a hand's first strokes from rest are often lopsided.
 ///
 /// All arithmetic is integer: squared lengths in mg², dot products in mg², times in µs.
 public struct JoltShake: Sendable {
@@ -56,9 +56,9 @@ public struct JoltShake: Sendable {
 
     // The chain of counted lobes so far; `last…` describe the previous counted lobe.
     @usableFromInline var chain: Int32 = 0
-    /// Whether a chain of one lobe begun after a quiet spell may restart once at the next, and
-    /// whether the chain did (two strong lobes then do not suffice).
-    @usableFromInline var mayRestart = false
+    /// How many more times a chain begun after a quiet spell may restart before it is
+    /// recognised, and whether it did (two strong lobes then do not suffice).
+    @usableFromInline var restartsLeft: Int8 = 0
     @usableFromInline var restarted = false
     @usableFromInline var prevStrong = false
     @usableFromInline var lastPeak = Vec3.zero
@@ -206,19 +206,20 @@ public struct JoltShake: Sendable {
             // (the first stroke of a fast shake often splits), which restarts the chain from
             // here rather than ending it.
             if start - lastCountedEnd >= quietBefore {
-                mayRestart = true
+                restartsLeft = 2
                 restarted = false
             }
             chain = 1
             prevStrong = false
-        } else if chain == 1 && mayRestart && roughly {
-            // The second stroke of a shake from rest is often not the mirror of the first (the
+        } else if chain > 0 && chain < minLobes && restartsLeft > 0 && roughly {
+            // The first strokes of a shake from rest are often not mirrors of each other (the
             // hand sets off at an angle; without a gyroscope the gravity estimate lags a twist):
-            // when the two point at least 120° apart, half a cycle apart, the chain restarts from
-            // here, once, rather than ending. The start of a run can look the same, so a
-            // restarted chain needs its full `minLobes`, strong or not.
-            mayRestart = false
+            // a lobe at least 120° from the last, half a cycle after it, restarts a chain not yet
+            // recognised from here, up to twice, rather than ending it. The start of a run can
+            // look the same, so a restarted chain needs its full `minLobes`, strong or not.
+            restartsLeft -= 1
             restarted = true
+            chain = 1
             prevStrong = false
         } else {
             // Strong motion just before: this is walking, running, an exercise — not a hand
@@ -247,7 +248,7 @@ public struct JoltShake: Sendable {
         counted = false
         chain = 0
         prevStrong = false
-        mayRestart = false
+        restartsLeft = 0
         restarted = false
         lastCountedEnd = .min
         lastClose = .min

@@ -61,7 +61,7 @@ struct FloatShake {
     var start: Int64 = 0, lastClose: Int64 = .min, openedAt: Int64 = 0
     var lastWidth: Int64 = 0
     var clipped = false, lastClipped = false
-    var chain = 0, prevStrong = false, mayRestart = false, restarted = false
+    var chain = 0, prevStrong = false, restartsLeft = 0, restarted = false
     var lastPeak: (Real, Real, Real) = (0, 0, 0), lastPeakMag: Real = 0
     var lastStart: Int64 = 0, lastHalf: Int64 = 0
     var lastCountedEnd: Int64 = .min
@@ -156,14 +156,15 @@ struct FloatShake {
             prevStrong = lastPeakMag >= strong && !restarted
         } else if start - lastCountedEnd >= quietBefore || (chain > 0 && half < minHalf) {
             if start - lastCountedEnd >= quietBefore {
-                mayRestart = true
+                restartsLeft = 2
                 restarted = false
             }
             chain = 1
             prevStrong = false
-        } else if chain == 1 && mayRestart && roughly {
-            mayRestart = false
+        } else if chain > 0 && chain < minLobes && restartsLeft > 0 && roughly {
+            restartsLeft -= 1
             restarted = true
+            chain = 1
             prevStrong = false
         } else {
             chain = 0

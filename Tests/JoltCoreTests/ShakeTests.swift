@@ -230,6 +230,39 @@ struct ShakeTests {
         if let t = began.first { #expect(t >= 2_300_000 && t < 2_400_000, "\(t)") }
     }
 
+    /// The same strokes fed to the shake detector itself as its dynamic acceleration (no gravity
+    /// estimate in between), so the angles between them are exactly those given; the `began`s.
+    func directStrokes(_ s: [(degrees: Double, g: Double)]) -> [Int64] {
+        var d = JoltShake(settings: .preset(.medium))
+        var t: Int64 = 0
+        var began: [Int64] = []
+        func feed(_ v: Vec3) {
+            if d.update(Sample(t: t, accel: Vec3(v.x, v.y, v.z + 1000)), dynamic: v) == .began { began.append(t) }
+            t += 10_000
+        }
+        for _ in 0..<200 { feed(.zero) }
+        for (deg, g) in s {
+            let c = cos(deg * .pi / 180), n = sin(deg * .pi / 180)
+            for i in 1...10 {
+                let a = g * sin(Double(i) * .pi / 11) * 1000
+                feed(Vec3(Int32(a * c), Int32(a * n), 0))
+            }
+        }
+        for _ in 0..<200 { feed(.zero) }
+        return began
+    }
+
+    @Test("a chain restarts at most twice before it is recognised")
+    func twoRestarts() {
+        // Every third stroke turns only 130° from the last: two restarts, and the third ends it.
+        let third = directStrokes([(0, 0.9), (130, 0.9), (310, 0.9), (80, 0.9), (260, 0.9), (30, 0.9), (210, 0.9), (30, 0.9)])
+        #expect(third.isEmpty, "\(third)")
+        // Two lopsided strokes, then a regular shake: recognised at its third stroke.
+        let twice = directStrokes([(0, 0.9), (130, 0.9), (310, 0.9), (80, 0.9), (260, 0.9), (80, 0.9)])
+        #expect(twice.count == 1, "\(twice)")
+        if let t = twice.first { #expect(t >= 2_500_000 && t < 2_600_000, "\(t)") }
+    }
+
     @Test("a restart needs the strokes to point at least 120° apart, and its full three lobes")
     func restartLimits() {
         // 100° apart: the chain ends, as walking's does; nothing starts until a quiet spell.
