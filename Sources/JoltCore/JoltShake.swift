@@ -16,7 +16,8 @@
 /// reverses direction. Two opposite lobes both past `strong` are recognised at once (about one
 /// cycle after onset); gentler shakes need `minLobes` lobes. A chain begun after a quiet spell
 /// and not yet recognised restarts, up to twice, at a lobe that points only roughly back (at
-/// least 120°, not 139°) instead of ending: a hand's first strokes from rest are often lopsided.
+/// least 120°, not 139°), or after a stroke back too weak to count, instead of ending: a hand's
+/// first strokes from rest are often lopsided.
 ///
 /// All arithmetic is integer: squared lengths in mg², dot products in mg², times in µs.
 public struct JoltShake: Sendable {
@@ -60,6 +61,8 @@ public struct JoltShake: Sendable {
     /// recognised, and whether it did (two strong lobes then do not suffice).
     @usableFromInline var restartsLeft: Int8 = 0
     @usableFromInline var restarted = false
+    /// Whether a lobe too weak to count came between the last counted one and the open one.
+    @usableFromInline var between = false
     @usableFromInline var prevStrong = false
     @usableFromInline var lastPeak = Vec3.zero
     @usableFromInline var lastPeak2: Int64 = 0
@@ -152,6 +155,8 @@ public struct JoltShake: Sendable {
             lastStart = start
             lastWidth = lastClose - openedAt
             lastClipped = clipped
+        } else {
+            between = true
         }
         open = true
         openedAt = t
@@ -190,6 +195,10 @@ public struct JoltShake: Sendable {
         var roughly = false
         if chain > 0 && half >= minHalf && half <= maxHalf {
             (continues, roughly) = opposed()
+            // So does a lobe that points the same way as the last with a weaker one between: the
+            // stroke back did not count (at 25 Hz a 7 Hz stroke is a sample or two, and its peak
+            // can fall between them).
+            roughly = roughly || between
             // The last lobe must fill its half-cycle, as a hand's stroke does: a knock is a spike that
             // is over long before the next one, however regular the knocking.
             if continues { continues = lastWidth &* 100 >= fillPercent &* half }
@@ -213,9 +222,10 @@ public struct JoltShake: Sendable {
             prevStrong = false
         } else if chain > 0 && chain < minLobes && restartsLeft > 0 && roughly {
             // The first strokes of a shake from rest are often not mirrors of each other (the
-            // hand sets off at an angle; without a gyroscope the gravity estimate lags a twist):
-            // a lobe at least 120° from the last, half a cycle after it, restarts a chain not yet
-            // recognised from here, up to twice, rather than ending it. The start of a run can
+            // hand sets off at an angle; without a gyroscope the gravity estimate lags a twist;
+            // one stroke is weaker than the next): a lobe at least 120° from the last, or after a
+            // lobe too weak to count, half a cycle after it, restarts a chain not yet recognised
+            // from here, up to twice, rather than ending it. The start of a run can
             // look the same, so a restarted chain needs its full `minLobes`, strong or not.
             restartsLeft -= 1
             restarted = true
@@ -228,6 +238,7 @@ public struct JoltShake: Sendable {
             prevStrong = false
         }
         lastHalf = half
+        between = false
         if chain == 0 { return (false, false) }
         let recognised = chain >= minLobes || (prevStrong && peak2 >= strong2)
         return (recognised, chain >= 2)
@@ -250,6 +261,7 @@ public struct JoltShake: Sendable {
         prevStrong = false
         restartsLeft = 0
         restarted = false
+        between = false
         lastCountedEnd = .min
         lastClose = .min
         _lifecycle.reset()

@@ -61,7 +61,7 @@ struct FloatShake {
     var start: Int64 = 0, lastClose: Int64 = .min, openedAt: Int64 = 0
     var lastWidth: Int64 = 0
     var clipped = false, lastClipped = false
-    var chain = 0, prevStrong = false, restartsLeft = 0, restarted = false
+    var chain = 0, prevStrong = false, restartsLeft = 0, restarted = false, between = false
     var lastPeak: (Real, Real, Real) = (0, 0, 0), lastPeakMag: Real = 0
     var lastStart: Int64 = 0, lastHalf: Int64 = 0
     var lastCountedEnd: Int64 = .min
@@ -126,6 +126,8 @@ struct FloatShake {
             lastStart = start
             lastWidth = lastClose - openedAt
             lastClipped = clipped
+        } else {
+            between = true
         }
         open = true
         openedAt = t
@@ -145,7 +147,7 @@ struct FloatShake {
         if chain > 0 && half >= minHalf && half <= maxHalf {
             let cos = (peak.0 * lastPeak.0 + peak.1 * lastPeak.1 + peak.2 * lastPeak.2) / (peakMag * lastPeakMag)
             continues = cos <= -(clipped || lastClipped ? clippedOpposition : opposition)
-            roughly = cos <= -0.5
+            roughly = cos <= -0.5 || between
             if continues { continues = Real(lastWidth) >= fill * Real(half) }
             if continues && chain >= 2 {
                 continues = Real(half) <= Real(lastHalf) * ratio && Real(lastHalf) <= Real(half) * ratio
@@ -171,6 +173,7 @@ struct FloatShake {
             prevStrong = false
         }
         lastHalf = half
+        between = false
         if chain == 0 { return (false, false) }
         return (chain >= minLobes || (prevStrong && peakMag >= strong), chain >= 2)
     }

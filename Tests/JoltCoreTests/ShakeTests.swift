@@ -263,6 +263,19 @@ struct ShakeTests {
         if let t = twice.first { #expect(t >= 2_500_000 && t < 2_600_000, "\(t)") }
     }
 
+    @Test("a stroke back too weak to count restarts a chain from rest; none between ends it")
+    func weakStrokeBetween() {
+        // The stroke back peaks at 0.5 g, under the 0.7 g threshold (at 25 Hz a stroke's peak
+        // can fall between samples); the next points the same way as the first. Recognised at
+        // the third counted stroke after the restart (the fifth), not before.
+        let weak = directStrokes([(0, 0.9), (180, 0.5), (0, 0.9), (180, 0.9), (0, 0.9)])
+        #expect(weak.count == 1, "\(weak)")
+        if let t = weak.first { #expect(t >= 2_400_000 && t < 2_500_000, "\(t)") }
+        // Two strokes the same way with nothing between (a step, then the next): the chain ends,
+        // and the regular strokes after them start nothing.
+        #expect(directStrokes([(0, 0.9), (0, 0.9), (180, 0.9), (0, 0.9), (180, 0.9)]).isEmpty)
+    }
+
     @Test("a restart needs the strokes to point at least 120° apart, and its full three lobes")
     func restartLimits() {
         // 100° apart: the chain ends, as walking's does; nothing starts until a quiet spell.
