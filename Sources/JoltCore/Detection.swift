@@ -141,7 +141,7 @@ extension FlipDetecting {
 extension JoltShake: ShakeDetecting {
     public static var algorithm: ShakeAlgorithm { .jolt }
     public init(_ s: DetectionSettings) { self.init(settings: s.shake, range: s.rangeMilliG) }
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func update(_ s: Sample, gravity: Vec3, dynamic: Vec3) -> ShakePhase? { update(s, dynamic: dynamic) }
     public var shakeSince: Int64 { lifecycle.since }
     public var progress: Int32 { chainLength }
