@@ -16,7 +16,8 @@ import PackageDescription
 //                scoring behind `jolt eval`.
 //   JoltSim      register-level simulated chips (Chips/: each chip's twin) on a simulated bus,
 //                with fault injection.
-//   JoltChips    the chip registry (one line per chip), the opened-chip type and the probe.
+//   JoltChips    the chip registry (one line per chip), the opened-chip type (oversampling
+//                the slow rates) and the probe.
 //   JoltEngine   the one sampling engine: clock, sensor, supervisor, timestamps, mount,
 //                detector set → events. Knows nothing of simulation or Linux.
 //   JoltLinux    the Linux side: one wrapper per syscall (mockable in debug builds), /dev/i2c-*,
@@ -45,7 +46,7 @@ let package = Package(
         .target(name: "JoltMotion", dependencies: ["JoltCore"]),
         .target(name: "JoltSim", dependencies: ["JoltCore", "JoltDrivers", "JoltMotion"]),
         .target(name: "JoltCorpus", dependencies: ["JoltCore", "JoltTrace", "JoltMotion"]),
-        .target(name: "JoltChips", dependencies: ["JoltDrivers"]),
+        .target(name: "JoltChips", dependencies: ["JoltCore", "JoltDrivers"]),
         .target(name: "JoltJSON"),
         .target(name: "JoltEngine", dependencies: ["JoltCore", "JoltDrivers", "JoltChips"]),
         .systemLibrary(name: "CI2C", path: "hal/CI2C", providers: [.apt(["libi2c-dev"])]),

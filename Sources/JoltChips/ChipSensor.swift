@@ -1,3 +1,4 @@
+import JoltCore
 import JoltDrivers
 
 /// An opened chip, whichever it is: its plug-in's `Sensor` behind one reference type, with the
@@ -10,18 +11,49 @@ public final class ChipSensor {
 
     /// The chip at `address` on `bus`, to be configured with `settings`; throws the chip's own
     /// words when it cannot do them.
+    ///
+    /// Below 50 Hz the chip is read faster than `settings` asks, through a low-pass filter
+    /// chosen for the asked rate, and each run of readings is averaged into one sample
+    /// (`Oversampler`, docs/detection.md): 25 Hz is read at 100 Hz, four readings a sample. A
+    /// chip that cannot make the faster rate is read at the asked one.
     public init(_ chip: Chip, bus: any I2CBus, busName: String, address: UInt8, settings: SensorSettings) throws(SettingsProblem) {
         if let why = chip.sensor.unsupported(settings) { throw SettingsProblem(message: why) }
         self.chip = chip
         self.busName = busName
-        sensor = chip.sensor.init(bus: SharedBus(bus), address: address, settings: settings)
+        var k = Oversampler.factor(rateMilliHz: settings.rateMilliHz)
+        var read = settings
+        while k > 1 {
+            read.rateMilliHz = settings.rateMilliHz * k
+            // The low-pass the widest below the output rate (not half of it): the averaging
+            // takes out what would fold onto zero, and a shake at 8 Hz keeps its size.
+            read.lowPassForMilliHz = settings.rateMilliHz * 2
+            if chip.sensor.unsupported(read) == nil { break }
+            k >>= 1
+        }
+        if k == 1 { read = settings }
+        sensor = chip.sensor.init(bus: SharedBus(bus), address: address, settings: read)
+        oversampler = Oversampler(factor: k, rangeMilliG: sensor.rangeMilliG)
+        readings.reserveCapacity(128)
     }
+
+    /// Averages the readings of an oversampled chip; factor 1 otherwise.
+    var oversampler: Oversampler
+    var readings: [ChipSample] = []
 
     public var info: ChipInfo { chip.info }
     public var address: UInt8 { sensor.address }
     public var hasGyro: Bool { chip.info.hasGyro }
-    public var rateMilliHz: Int32 { sensor.rateMilliHz }
-    public var periodMicros: Int64 { sensor.periodMicros }
+    /// The stream's output data rate, mHz: the chip's, or an oversampled chip's divided by the
+    /// readings a sample.
+    public var rateMilliHz: Int32 { (sensor.rateMilliHz + oversampling / 2) / oversampling }
+    /// The stream's sample period, µs.
+    public var periodMicros: Int64 { sensor.periodMicros * Int64(oversampling) }
+    /// Readings averaged into one sample: 1, or 2–64 below 50 Hz.
+    public var oversampling: Int32 { oversampler.factor }
+    /// The rate the chip itself runs at, mHz.
+    public var chipRateMilliHz: Int32 { sensor.rateMilliHz }
+    /// How often the chip makes a reading, µs: without a FIFO, how often it is read.
+    public var readPeriodMicros: Int64 { sensor.periodMicros }
     public var rangeMilliG: Int32 { sensor.rangeMilliG }
     public var usesFIFO: Bool { sensor.usesFIFO }
     public var maxPollMicros: Int64 { sensor.maxPollMicros }
@@ -44,12 +76,24 @@ public final class ChipSensor {
 
     /// Identifies, resets and configures the chip.
     public func start(delay: inout some Delay) throws(ChipError) {
+        oversampler.clear()
         try sensor.start(delay: &delay)
     }
 
-    /// Appends the readings available now.
+    /// Appends the samples available now: the chip's readings, or, oversampled, the mean of
+    /// each completed run of readings (a run broken by an overflow is dropped; readings of exact
+    /// zeros, a chip not measuring, are no data and are left out of the runs).
     public func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
-        try sensor.poll(into: &out)
+        guard oversampling > 1 else { return try sensor.poll(into: &out) }
+        readings.removeAll(keepingCapacity: true)
+        let status = try sensor.poll(into: &readings)
+        if status == .overflow { oversampler.clear() }
+        for r in readings where r != ChipSample(ax: 0, ay: 0, az: 0) {
+            if let m = oversampler.add(accel: Vec3(r.ax, r.ay, r.az), gyro: Vec3(r.gx, r.gy, r.gz)) {
+                out.append(ChipSample(ax: m.accel.x, ay: m.accel.y, az: m.accel.z, gx: m.gyro.x, gy: m.gyro.y, gz: m.gyro.z))
+            }
+        }
+        return status
     }
 
     /// A register's datasheet name with its address: "WHO_AM_I (0x75)".

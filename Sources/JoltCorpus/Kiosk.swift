@@ -40,18 +40,25 @@ public struct KioskCorpus: Sendable {
         self.seed = seed
     }
 
+    /// Readings averaged into one sample: below 50 Hz the chip is read faster and averaged, as
+    /// the engine reads it (`Oversampler`); an MPU6050's low-pass is then the widest below the
+    /// output rate, an ADXL345's half the rate it is read at (its bandwidth follows its rate).
+    var oversampling: Int32 { Oversampler.factor(rateMilliHz: Int32((rate * 1000).rounded())) }
+
     func scene(_ salt: UInt64) -> Scene {
-        var sc = Scene(rate: rate, seed: seed &* 1_000_003 &+ salt &+ UInt64(rate) &* 31 &+ (gyro ? 7 : 0), range: 8)
+        var sc = Scene(rate: rate * Double(oversampling), seed: seed &* 1_000_003 &+ salt &+ UInt64(rate) &* 31 &+ (gyro ? 7 : 0), range: 8,
+                       bandwidth: gyro || oversampling == 1 ? Oversampler.bandwidth(rate: rate, factor: oversampling) : rate * Double(oversampling) / 2)
         sc.noise = gyro ? 0.004 : 0.006
         sc.orientation = Mat3.facing(V3(0, 0, 1), yaw: sc.rng.uniform(0, 6.28))
         return sc
     }
 
-    /// What the chip reports: without a gyroscope, no rotation and 3.9 mg steps.
+    /// What the detectors get: the chip's readings (without a gyroscope, no rotation and 3.9 mg
+    /// steps), averaged when oversampled, sample `i` at `i` periods.
     func chip(_ samples: [Sample]) -> [Sample] {
-        guard !gyro else { return samples }
         func q(_ v: Int32) -> Int32 { Int32((Double(v) / 3.90625).rounded() * 3.90625) }
-        return samples.map { Sample(t: $0.t, accel: Vec3(q($0.accel.x), q($0.accel.y), q($0.accel.z))) }
+        let read = gyro ? samples : samples.map { Sample(t: $0.t, accel: Vec3(q($0.accel.x), q($0.accel.y), q($0.accel.z))) }
+        return Oversampler.average(read, factor: oversampling, rateMilliHz: Int32((rate * 1000).rounded()), rangeMilliG: 8000)
     }
 
     func us(_ s: Double) -> Int64 { Int64((s * 1e6).rounded()) }
@@ -219,6 +226,32 @@ public enum TamperEvaluator {
             case .tilt10: fired = tilt.tilted(gv)
             }
             if fired, out.last.map({ s.t - $0 >= 2_000_000 }) ?? true { out.append(s.t) }
+        }
+        return out
+    }
+}
+
+extension Oversampler {
+    /// The MPU6050's low-pass for an output rate `rate` (Hz) read `factor` times faster, Hz: as
+    /// `ChipSensor` chooses it, the widest below half the output rate, or, oversampled, below the
+    /// output rate itself (the averaging then does the anti-aliasing).
+    static func bandwidth(rate: Double, factor: Int32) -> Double {
+        Scene.bandwidth(rate: factor > 1 ? 2 * rate : rate)
+    }
+
+    /// `readings` of a chip of full scale `rangeMilliG`, taken `factor` times faster than
+    /// `rateMilliHz`, averaged as the engine averages them: sample `i` at `i` periods. Unchanged
+    /// when `factor` is 1.
+    static func average(_ readings: [Sample], factor: Int32, rateMilliHz: Int32, rangeMilliG: Int32) -> [Sample] {
+        guard factor > 1 else { return readings }
+        let period = Units.periodMicros(rateMilliHz: rateMilliHz)
+        var over = Oversampler(factor: factor, rangeMilliG: rangeMilliG)
+        var out: [Sample] = []
+        out.reserveCapacity(readings.count / Int(factor))
+        for s in readings {
+            if let m = over.add(accel: s.accel, gyro: s.gyro) {
+                out.append(Sample(t: Int64(out.count) * period, accel: m.accel, gyro: m.gyro))
+            }
         }
         return out
     }

@@ -8,12 +8,18 @@ public struct SensorSettings: Equatable, Sendable {
     public var gyroRangeDps: Int32 = 500
     /// Whether readings go through the chip's FIFO (batched reads, fewer wake-ups).
     public var fifo = true
+    /// The rate the chip's low-pass filter is chosen for, mHz (the widest below half of it), when
+    /// it is not the output data rate: an oversampled chip's is chosen for the rate its readings
+    /// are averaged down to. A chip whose filter follows its output data rate (the ADXL345, the
+    /// LIS3DH) ignores it.
+    public var lowPassForMilliHz: Int32?
 
-    public init(rateMilliHz: Int32 = 100_000, accelRangeG: Int32 = 4, gyroRangeDps: Int32 = 500, fifo: Bool = true) {
+    public init(rateMilliHz: Int32 = 100_000, accelRangeG: Int32 = 4, gyroRangeDps: Int32 = 500, fifo: Bool = true, lowPassForMilliHz: Int32? = nil) {
         self.rateMilliHz = rateMilliHz
         self.accelRangeG = accelRangeG
         self.gyroRangeDps = gyroRangeDps
         self.fifo = fifo
+        self.lowPassForMilliHz = lowPassForMilliHz
     }
 }
 

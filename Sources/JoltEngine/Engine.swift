@@ -93,9 +93,10 @@ public final class SamplingEngine {
         frames.reserveCapacity(128)
     }
 
-    /// How often a sensor is read: every sample, or the FIFO's drain interval within its capacity.
+    /// How often a sensor is read: every reading the chip makes (an oversampled chip makes
+    /// several a sample), or the FIFO's drain interval within its capacity.
     public static func interval(sensor: ChipSensor, drainMillis: Int32) -> Int64 {
-        sensor.usesFIFO ? min(Int64(drainMillis) * 1000, sensor.maxPollMicros) : sensor.periodMicros
+        sensor.usesFIFO ? min(Int64(drainMillis) * 1000, sensor.maxPollMicros) : sensor.readPeriodMicros
     }
 
     /// The stream time of the next sample, µs.

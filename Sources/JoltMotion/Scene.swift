@@ -99,7 +99,9 @@ public struct Scene: Sendable {
     /// The samples so far.
     public var samples: [Sample] = []
 
-    public init(rate: Double, seed: UInt64, range: Double = 8) {
+    /// A scene sampled at `rate`; `bandwidth` (Hz) sets the chip's low-pass, else it is chosen
+    /// for the rate as an MPU6050's DLPF is (the widest below half the rate).
+    public init(rate: Double, seed: UInt64, range: Double = 8, bandwidth: Double? = nil) {
         self.rate = rate
         // The simulation runs at a whole multiple of the output rate: 2 kHz, or 4 kHz for rates
         // that do not divide 2 kHz (800 Hz).
@@ -109,8 +111,13 @@ public struct Scene: Sendable {
         self.range = range
         rng = SplitMix64(seed: seed)
         // Bandwidth as the MPU6050's DLPF would be chosen: the widest below half the rate.
-        let bw = [184.0, 94, 44, 21, 10, 5].first { $0 <= rate / 2 } ?? 5
+        let bw = bandwidth ?? Scene.bandwidth(rate: rate)
         filters = (0..<6).map { _ in Biquad(cutoff: bw, rate: physics) }
+    }
+
+    /// The MPU6050's DLPF bandwidth for an output rate, Hz: the widest below half the rate.
+    public static func bandwidth(rate: Double) -> Double {
+        [184.0, 94, 44, 21, 10, 5].first { $0 <= rate / 2 } ?? 5
     }
 
     /// Time now, s.

@@ -6,6 +6,28 @@ import JoltMotion
 public protocol MotionSource: AnyObject {
     /// The next reading, or nil when the motion is over (the chip then holds its last reading).
     func next() -> Sample?
+    /// How far apart the samples stand, µs, when that is not the chip's own period: a chip that
+    /// reads faster holds each sample for as many of its periods as it spans.
+    var periodMicros: Int64? { get }
+}
+
+extension MotionSource {
+    public var periodMicros: Int64? { nil }
+}
+
+/// Another source with its samples `periodMicros` apart: for a chip read faster than the
+/// samples were made (an oversampled chip), which then reads each one again until the next is
+/// due, and averages back the very samples the source gave.
+public final class PacedSource: MotionSource {
+    let base: MotionSource
+    public let periodMicros: Int64?
+
+    public init(_ base: MotionSource, periodMicros: Int64) {
+        self.base = base
+        self.periodMicros = periodMicros
+    }
+
+    public func next() -> Sample? { base.next() }
 }
 
 /// A fixed list of samples (a trace, or a generated script), optionally repeated.

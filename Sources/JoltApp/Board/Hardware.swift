@@ -21,7 +21,8 @@ final class SimWorld {
         bus = SimBus(clock: clock)
         let source = board.sim.accelBias == .zero && board.sim.gyroBias == .zero
             ? plain : BiasedSource(plain, accel: board.sim.accelBias, gyro: board.sim.gyroBias)
-        device = twin.init(source: source)
+        // Sample i of the motion stands at i board periods, whatever rate the chip is read at.
+        device = twin.init(source: PacedSource(source, periodMicros: Units.periodMicros(rateMilliHz: board.rateMilliHz)))
         bus.attach(device, at: address)
         bus.faults = board.sim.faults
         self.origin = origin

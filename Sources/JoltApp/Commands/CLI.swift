@@ -302,13 +302,12 @@ public enum JoltCLI {
             let rows = TamperEval.run(rates: rate, thefts: 20, shopMinutes: minutes, seed: 2026)
             out.write(TamperEval.table(rows) + "\n" + TamperEval.byTheft(rows))
             if a.flag("--gate") {
-                let g = TamperEval.gate(rows)
-                for line in g.open { out.write("open target: \(line)\n") }
-                for line in g.misses { out.write("missed: \(line)\n") }
-                out.write(g.misses.isEmpty ? "tamper gate: PASS\n" : "tamper gate: FAIL (\(g.misses.count) missed)\n")
-                if !g.misses.isEmpty {
+                let misses = TamperEval.gate(rows)
+                for line in misses { out.write("missed: \(line)\n") }
+                out.write(misses.isEmpty ? "tamper gate: PASS\n" : "tamper gate: FAIL (\(misses.count) missed)\n")
+                if !misses.isEmpty {
                     out.flush()
-                    throw JoltError(.failure, "jolt eval --tamper: \(g.misses.count) targets missed (see above)")
+                    throw JoltError(.failure, "jolt eval --tamper: \(misses.count) targets missed (see above)")
                 }
             }
             return

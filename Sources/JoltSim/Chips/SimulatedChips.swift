@@ -22,8 +22,9 @@ public enum SimulatedChips {
 }
 
 /// A twin's view of its motion: which source sample stands at each of its output data times
-/// (source sample i at `sourceStart + (i + 1) × period`), the last one held while the data is
-/// frozen, none once the motion is over. Shared by every twin, so that they all keep time alike.
+/// (source sample i at `sourceStart + (i + 1) × period`, the period the source's, or else the
+/// chip's), the last one held while the data is frozen or until the next is due, none once the
+/// motion is over. Shared by every twin, so that they all keep time alike.
 public struct MotionTap {
     let source: MotionSource
     /// Sim time of source sample 0 minus one period, µs (set at the first sample made).
@@ -50,7 +51,8 @@ public struct MotionTap {
         }
     }
 
-    mutating func sample(at t: Int64, period: Int64, frozen: Bool) -> Sample? {
+    mutating func sample(at t: Int64, period chip: Int64, frozen: Bool) -> Sample? {
+        let period = source.periodMicros ?? chip
         if sourceStart == nil { sourceStart = t - period }
         let target = Int((t - sourceStart!) / period) - 1
         if exhausted { return nil }   // the motion is over: no more samples

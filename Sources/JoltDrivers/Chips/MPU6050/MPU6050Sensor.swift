@@ -36,6 +36,7 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
         c.accelRange = MPU6050AccelRange(g: s.accelRangeG) ?? .g4
         c.gyroRange = MPU6050GyroRange(dps: s.gyroRangeDps) ?? .dps500
         c.fifo = s.fifo
+        c.lowPass = s.lowPassForMilliHz.map { MPU6050LowPass.forRate(milliHz: $0) }
         wanted = c
     }
 
