@@ -28,6 +28,8 @@ public enum FuzzTargets {
         }
         lseek(fd, 0, SEEK_SET)
         let path = "/proc/self/fd/\(fd)"
+        var read: [Sample] = []
+        var failure: String?
         do throws(JoltError) {
             let f = try TraceFile(path: path)
             guard (12_500...1_000_000).contains(f.rateMilliHz) else { fatalError("rate \(f.rateMilliHz) mHz accepted") }
@@ -38,9 +40,23 @@ public enum FuzzTargets {
                 for v in [s.accel.x, s.accel.y, s.accel.z] where Int64(v.magnitude) > TraceParser.maxAccelMilliG {
                     fatalError("acceleration \(v) mg accepted")
                 }
+                read.append(s)
             }
         } catch {
             check(error, names: path)
+            failure = error.message
+        }
+        // The bulk reader `jolt replay` uses (rows read in one pass) gives the same samples and
+        // the same error as reading line by line.
+        var bulk: [Sample] = []
+        var bulkFailure: String?
+        do throws(JoltError) {
+            try TraceFile(path: path).forEach { (s) throws(JoltError) in bulk.append(s) }
+        } catch {
+            bulkFailure = error.message
+        }
+        guard bulk == read && bulkFailure == failure else {
+            fatalError("forEach read \(bulk.count) samples (\(bulkFailure ?? "no error")), next() \(read.count) (\(failure ?? "no error"))")
         }
     }
 

@@ -208,6 +208,32 @@ public struct TraceParser: Sendable {
     static func canonicalRow(_ b: UnsafeBufferPointer<UInt8>, to end: Int, gyro: Bool) -> Sample? {
         guard var p = b.baseAddress else { return nil }
         let e = p + end
+        guard let s = fields(&p, e, gyro: gyro) else { return nil }
+        return p == e ? s : nil
+    }
+
+    /// The canonical row that starts at `p`, when it is one, ends with a newline before `stop`
+    /// (within `maxLine` bytes) and moves time forward, with where its newline is: a buffer's
+    /// rows read without looking for each newline first. nil for anything else — a comment, a
+    /// blank line, a CR, a row the general reader must judge — which the caller then reads as
+    /// a line. The byte at `stop` must be readable and not a digit (a sentinel).
+    @inline(__always)
+    public mutating func canonicalRow(at p: UnsafePointer<UInt8>, stop: UnsafePointer<UInt8>, number: Int, maxLine: Int) -> (Sample, UnsafePointer<UInt8>)? {
+        guard canonical && sawHeader else { return nil }
+        var q = p
+        guard let s = Self.fields(&q, stop, gyro: canonicalGyro), q < stop, q.pointee == 0x0A,
+              p.distance(to: q) <= maxLine, s.t > lastT
+        else { return nil }
+        lastT = s.t
+        lastTLine = number
+        samples += 1
+        return (s, q)
+    }
+
+    /// A canonical row's fields from `p` on, `p` left after the last one; nil when anything is
+    /// unusual.
+    @inline(__always)
+    static func fields(_ p: inout UnsafePointer<UInt8>, _ e: UnsafePointer<UInt8>, gyro: Bool) -> Sample? {
         guard let t = Self.number(&p, e, places: 6), Self.comma(&p, e),
               let x = Self.number(&p, e, places: 3), Self.comma(&p, e),
               let y = Self.number(&p, e, places: 3), Self.comma(&p, e),
@@ -225,7 +251,7 @@ public struct TraceParser: Sendable {
             guard gx.magnitude <= g && gy.magnitude <= g && gz.magnitude <= g else { return nil }
             s.gyro = Vec3(Int32(truncatingIfNeeded: gx), Int32(truncatingIfNeeded: gy), Int32(truncatingIfNeeded: gz))
         }
-        return p == e ? s : nil
+        return s
     }
 
     @inline(__always)

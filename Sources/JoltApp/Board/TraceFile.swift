@@ -184,7 +184,23 @@ public final class TraceFile {
             let stop = end
             let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             var failure: TraceError?
-            while at < stop, let nl = memchr(base + at, 0x0A, stop - at) {
+            // The sentinel the row reader needs after the buffer's last byte (the buffer has one
+            // byte more than a chunk).
+            base[stop] = 0
+            while at < stop {
+                // A canonical row, read up to its newline in one pass.
+                if let (sample, nl) = p.canonicalRow(at: base + at, stop: base + stop, number: n + 1, maxLine: Self.maxLine) {
+                    n += 1
+                    at = UnsafePointer(base).distance(to: nl) + 1
+                    do { try body(sample) } catch {
+                        start = at
+                        lineNumber = n
+                        parser = p
+                        throw error
+                    }
+                    continue
+                }
+                guard let nl = memchr(base + at, 0x0A, stop - at) else { break }
                 let lineEnd = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
                 if lineEnd - at > Self.maxLine { break }   // nextLine reports it
                 n += 1

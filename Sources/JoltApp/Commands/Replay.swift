@@ -60,7 +60,7 @@ public struct ReplayCommand {
             var records: [EventRecord] = []
             var first: Int64?
             var last: Int64 = 0
-            try file.forEach { (s) throws(JoltError) in
+            try file.forEachAhead { (s) throws(JoltError) in
                 let e = d.update(s)
                 if first == nil {
                     first = s.t
