@@ -212,11 +212,10 @@ public struct TraceParser: Sendable {
         return p == e ? s : nil
     }
 
-    /// The canonical row that starts at `p`, when it is one, ends with a newline before `stop`
-    /// (within `maxLine` bytes) and moves time forward, with where its newline is: a buffer's
-    /// rows read without looking for each newline first. nil for anything else — a comment, a
-    /// blank line, a CR, a row the general reader must judge — which the caller then reads as
-    /// a line. The byte at `stop` must be readable and not a digit (a sentinel).
+    /// The canonical row at `p` that ends with a newline before `stop` (within `maxLine` bytes)
+    /// and moves time forward, and where its newline is; nil for anything else (a comment, a
+    /// blank line, a CR, a row the general reader must judge: the caller reads it as a line).
+    /// The byte at `stop` must be readable and not a digit (a sentinel).
     @inline(__always)
     public mutating func canonicalRow(at p: UnsafePointer<UInt8>, stop: UnsafePointer<UInt8>, number: Int, maxLine: Int) -> (Sample, UnsafePointer<UInt8>)? {
         guard canonical && sawHeader else { return nil }
@@ -230,8 +229,7 @@ public struct TraceParser: Sendable {
         return (s, q)
     }
 
-    /// A canonical row's fields from `p` on, `p` left after the last one; nil when anything is
-    /// unusual.
+    /// A canonical row's fields from `p` on, `p` left after the last; nil if anything is unusual.
     @inline(__always)
     static func fields(_ p: inout UnsafePointer<UInt8>, _ e: UnsafePointer<UInt8>, gyro: Bool) -> Sample? {
         guard let t = Self.number(&p, e, places: 6), Self.comma(&p, e),
