@@ -12,15 +12,15 @@ public final class ChipSensor {
     /// The chip at `address` on `bus`, to be configured with `settings`; throws the chip's own
     /// words when it cannot do them.
     ///
-    /// Below 50 Hz the chip is read faster than `settings` asks, through a low-pass filter
-    /// chosen for the asked rate, and each run of readings is averaged into one sample
-    /// (`Oversampler`, docs/detection.md): 25 Hz is read at 100 Hz, four readings a sample. A
-    /// chip that cannot make the faster rate is read at the asked one.
-    public init(_ chip: Chip, bus: any I2CBus, busName: String, address: UInt8, settings: SensorSettings) throws(SettingsProblem) {
+    /// With `oversample`, below 50 Hz the chip is read faster than `settings` asks, through a
+    /// low-pass filter chosen for the asked rate, and its readings are filtered down to one
+    /// sample (`Oversampler`, docs/detection.md): 25 Hz is read at 100 Hz, four readings a
+    /// sample. A chip that cannot make the faster rate is read at the asked one.
+    public init(_ chip: Chip, bus: any I2CBus, busName: String, address: UInt8, settings: SensorSettings, oversample: Bool = false) throws(SettingsProblem) {
         if let why = chip.sensor.unsupported(settings) { throw SettingsProblem(message: why) }
         self.chip = chip
         self.busName = busName
-        var k = Oversampler.factor(rateMilliHz: settings.rateMilliHz)
+        var k = oversample ? Oversampler.factor(rateMilliHz: settings.rateMilliHz) : 1
         var read = settings
         while k > 1 {
             read.rateMilliHz = settings.rateMilliHz * k
@@ -36,7 +36,7 @@ public final class ChipSensor {
         readings.reserveCapacity(128)
     }
 
-    /// Averages the readings of an oversampled chip; factor 1 otherwise.
+    /// Filters an oversampled chip's readings down; factor 1 otherwise.
     var oversampler: Oversampler
     var readings: [ChipSample] = []
 
@@ -48,7 +48,7 @@ public final class ChipSensor {
     public var rateMilliHz: Int32 { (sensor.rateMilliHz + oversampling / 2) / oversampling }
     /// The stream's sample period, µs.
     public var periodMicros: Int64 { sensor.periodMicros * Int64(oversampling) }
-    /// Readings averaged into one sample: 1, or 2–64 below 50 Hz.
+    /// Readings a sample: 1, or 2–64 below 50 Hz when oversampling.
     public var oversampling: Int32 { oversampler.factor }
     /// The rate the chip itself runs at, mHz.
     public var chipRateMilliHz: Int32 { sensor.rateMilliHz }
@@ -80,8 +80,8 @@ public final class ChipSensor {
         try sensor.start(delay: &delay)
     }
 
-    /// Appends the samples available now: the chip's readings, or, oversampled, the mean of
-    /// each completed run of readings (a run broken by an overflow is dropped; readings of exact
+    /// Appends the samples available now: the chip's readings, or, oversampled, one for each
+    /// completed run of readings (after an overflow the filter starts again; readings of exact
     /// zeros, a chip not measuring, are no data and are left out of the runs).
     public func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
         guard oversampling > 1 else { return try sensor.poll(into: &out) }

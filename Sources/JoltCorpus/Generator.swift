@@ -37,12 +37,8 @@ public struct CorpusGenerator {
             + Carry.allCases.flatMap { c in [gait(run: false, carry: c), gait(run: true, carry: c)] }
     }
 
-    /// Readings averaged into one sample: below 50 Hz the chip is read faster and averaged, as
-    /// the engine reads it (`Oversampler`).
-    var oversampling: Int32 { Oversampler.factor(rateMilliHz: rateMilliHz) }
-
     func scene(_ salt: UInt64, range: Double = 8) -> Scene {
-        Scene(rate: rate * Double(oversampling), seed: seed &* 1_000_003 &+ salt, range: range, bandwidth: Oversampler.bandwidth(rate: rate, factor: oversampling))
+        Scene(rate: rate, seed: seed &* 1_000_003 &+ salt, range: range)
     }
 
     /// Seconds to µs, to the millisecond (labels are written to the millisecond).
@@ -51,7 +47,7 @@ public struct CorpusGenerator {
     func finish(_ sc: Scene, name: String, labels: [Label], range: Double, category: String) -> LabelledTrace {
         // Keep exactly what a compact corpus file holds (0.1 °/s), so that traces generated in
         // memory and read from the files are the same.
-        let samples = Oversampler.average(sc.samples, factor: oversampling, rateMilliHz: rateMilliHz, rangeMilliG: Int32(range * 1000)).map { s in
+        let samples = sc.samples.map { s in
             Sample(t: s.t, accel: s.accel, gyro: Vec3(round100(s.gyro.x), round100(s.gyro.y), round100(s.gyro.z)))
         }
         return LabelledTrace(name: name, rateMilliHz: rateMilliHz, hasGyro: true, rangeMilliG: Int32(range * 1000),

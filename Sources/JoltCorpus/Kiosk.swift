@@ -40,8 +40,8 @@ public struct KioskCorpus: Sendable {
         self.seed = seed
     }
 
-    /// Readings averaged into one sample: below 50 Hz the chip is read faster and averaged, as
-    /// the engine reads it (`Oversampler`); an MPU6050's low-pass is then the widest below the
+    /// Readings a sample: below 50 Hz the chip is read faster and filtered down, as the engine
+    /// reads an alarm's chip (`Oversampler`); an MPU6050's low-pass is then the widest below the
     /// output rate, an ADXL345's half the rate it is read at (its bandwidth follows its rate).
     var oversampling: Int32 { Oversampler.factor(rateMilliHz: Int32((rate * 1000).rounded())) }
 
@@ -49,12 +49,13 @@ public struct KioskCorpus: Sendable {
         var sc = Scene(rate: rate * Double(oversampling), seed: seed &* 1_000_003 &+ salt &+ UInt64(rate) &* 31 &+ (gyro ? 7 : 0), range: 8,
                        bandwidth: gyro || oversampling == 1 ? Oversampler.bandwidth(rate: rate, factor: oversampling) : rate * Double(oversampling) / 2)
         sc.noise = gyro ? 0.004 : 0.006
+        sc.oversampling = Int(oversampling)
         sc.orientation = Mat3.facing(V3(0, 0, 1), yaw: sc.rng.uniform(0, 6.28))
         return sc
     }
 
     /// What the detectors get: the chip's readings (without a gyroscope, no rotation and 3.9 mg
-    /// steps), averaged when oversampled, sample `i` at `i` periods.
+    /// steps), filtered down when oversampled, sample `i` at `i` periods.
     func chip(_ samples: [Sample]) -> [Sample] {
         func q(_ v: Int32) -> Int32 { Int32((Double(v) / 3.90625).rounded() * 3.90625) }
         let read = gyro ? samples : samples.map { Sample(t: $0.t, accel: Vec3(q($0.accel.x), q($0.accel.y), q($0.accel.z))) }
@@ -240,7 +241,7 @@ extension Oversampler {
     }
 
     /// `readings` of a chip of full scale `rangeMilliG`, taken `factor` times faster than
-    /// `rateMilliHz`, averaged as the engine averages them: sample `i` at `i` periods. Unchanged
+    /// `rateMilliHz`, filtered down as the engine does: sample `i` at `i` periods. Unchanged
     /// when `factor` is 1.
     static func average(_ readings: [Sample], factor: Int32, rateMilliHz: Int32, rangeMilliG: Int32) -> [Sample] {
         guard factor > 1 else { return readings }

@@ -92,6 +92,12 @@ public struct Scene: Sendable {
     public var gyroNoise = 0.05
     /// Random numbers.
     public var rng: SplitMix64
+    /// Readings per output sample when the scene stands for an oversampled chip (the engine
+    /// averages runs of this many): only the first of each run draws its noise from `rng`, the
+    /// others from `noiseRng`, so that the scene draws the very gestures it would at the output
+    /// rate, and a corpus read both ways can be compared draw for draw.
+    public var oversampling = 1
+    var noiseRng: SplitMix64
     /// Physics steps so far.
     public private(set) var step = 0
     var filters: [Biquad]
@@ -110,6 +116,7 @@ public struct Scene: Sendable {
         decimation = max(Int((physics / rate).rounded()), 1)
         self.range = range
         rng = SplitMix64(seed: seed)
+        noiseRng = SplitMix64(seed: seed ^ 0x6E6F_6973_6520_3221)
         // Bandwidth as the MPU6050's DLPF would be chosen: the widest below half the rate.
         let bw = bandwidth ?? Scene.bandwidth(rate: rate)
         filters = (0..<6).map { _ in Biquad(cutoff: bw, rate: physics) }
@@ -138,8 +145,10 @@ public struct Scene: Sendable {
         var out = InlineArray<6, Double>(repeating: 0)
         for i in 0..<6 { out[i] = filters[i].step(raw[i]) }
         if step % decimation == 0 {
-            func mg(_ v: Double) -> Int32 { Int32((min(max(v + noise * rng.normal(), -range), range) * 1000).rounded()) }
-            func mdps(_ v: Double) -> Int32 { Int32((min(max(v + gyroNoise * rng.normal(), -2000), 2000) * 1000).rounded()) }
+            let primary = (step / decimation) % oversampling == 0
+            func normal() -> Double { primary ? rng.normal() : noiseRng.normal() }
+            func mg(_ v: Double) -> Int32 { Int32((min(max(v + noise * normal(), -range), range) * 1000).rounded()) }
+            func mdps(_ v: Double) -> Int32 { Int32((min(max(v + gyroNoise * normal(), -2000), 2000) * 1000).rounded()) }
             samples.append(Sample(t: Int64((Double(step / decimation) / rate * 1e6).rounded()),
                                   accel: Vec3(mg(out[0]), mg(out[1]), mg(out[2])),
                                   gyro: Vec3(mdps(out[3]), mdps(out[4]), mdps(out[5]))))

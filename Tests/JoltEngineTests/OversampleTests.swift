@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import JoltChips
 import JoltCore
 import JoltDrivers
@@ -7,16 +10,17 @@ import Testing
 
 @Suite("Oversampling the slow rates")
 struct OversampleTests {
-    /// A chip of the registry on a simulated bus asked for `rate` mHz, started, with `motion` one
-    /// reading per chip period; an engine over it.
-    func engine(chip name: String, rate: Int32, fifo: Bool, motion: (Int) -> Vec3) throws -> (SamplingEngine, TestClock, SimBus) {
+    /// A chip of the registry on a simulated bus asked for `rate` mHz, started, with `motion` a
+    /// reading every 10 ms; an engine over it.
+    func engine(chip name: String, rate: Int32, fifo: Bool, oversample: Bool = true, motion: (Int) -> Vec3) throws -> (SamplingEngine, TestClock, SimBus) {
         let chip = try #require(ChipRegistry.named(name))
         let clock = TestClock(SimClock())
         let bus = SimBus(clock: clock.sim)
         let readings = (0..<20_000).map { Sample(t: Int64($0) * 10_000, accel: motion($0)) }
-        bus.attach(try #require(SimulatedChips.twin(of: name)).init(source: SampleListSource(readings)), at: chip.info.addresses[0])
+        // The motion as a 100 Hz physical signal: a chip read slower takes every n-th reading.
+        bus.attach(try #require(SimulatedChips.twin(of: name)).init(source: PacedSource(SampleListSource(readings), periodMicros: 10_000)), at: chip.info.addresses[0])
         let sensor = try ChipSensor(chip, bus: bus, busName: "the simulated bus", address: chip.info.addresses[0],
-                                    settings: SensorSettings(rateMilliHz: rate, fifo: fifo))
+                                    settings: SensorSettings(rateMilliHz: rate, fifo: fifo), oversample: oversample)
         var delay = TestDelay(clock: clock)
         try sensor.start(delay: &delay)
         return (SamplingEngine(sensor: sensor, clock: clock, mount: .identity, drainMillis: 200), clock, bus)
@@ -80,6 +84,14 @@ struct OversampleTests {
         #expect(lp == MPU6050LowPass.forRate(milliHz: rate).rawValue)
     }
 
+    @Test("not asked to oversample (a board whose alarm does not watch for tamper), 25 Hz is read at 25 Hz and the ring reads as a push")
+    func notAsked() throws {
+        let (e, clock, _) = try engine(chip: "mpu6050", rate: 25_000, fifo: true, oversample: false, motion: Self.ring)
+        #expect(e.sensor.oversampling == 1 && e.sensor.chipRateMilliHz == 25_000 && e.periodMicros == 40_000)
+        let sink = run(e, clock, seconds: 2)
+        #expect(sink.samples.count >= 45 && sink.samples.allSatisfy { $0.accel.x == 212 }, "\(sink.samples.prefix(3))")
+    }
+
     @Test("a chip that cannot make a multiple of the rate is read at the rate itself (the MPU6050 at 40 Hz: not 160, not 80 Hz)")
     func noMultiple() throws {
         let (e, _, _) = try engine(chip: "mpu6050", rate: 40_000, fifo: true, motion: Self.ring)
@@ -107,7 +119,7 @@ struct OversamplerTests {
         #expect(Oversampler.factor(rateMilliHz: 0) == 1)
     }
 
-    @Test("means round half up the same way for both signs, and a run restarts after clear")
+    @Test("the first run after a clear is its plain mean, rounded half up the same way for both signs")
     func rounding() {
         var o = Oversampler(factor: 4)
         #expect(o.factor == 4)
@@ -122,6 +134,31 @@ struct OversamplerTests {
         #expect(Oversampler(factor: 1).factor == 1 && Oversampler(factor: 6).factor == 4 && Oversampler(factor: 1000).factor == 64)
     }
 
+    @Test("a step: the sample after it is the triangle's blend, halfway up; the next the new level")
+    func step() {
+        var o = Oversampler(factor: 4)
+        var out: [Int32] = []
+        for r in 0..<12 { if let m = o.add(accel: Vec3(r < 4 ? 0 : 160, 0, 0), gyro: .zero) { out.append(m.accel.x) } }
+        // Weights 1 2 3 4 3 2 1 over 16: the step's first run gets 4+3+2+1 = 10 of 16 → 100.
+        #expect(out == [0, 100, 160])
+    }
+
+    @Test("a counter ringing at 20-30 Hz, its size rising and dying: the samples' running sum (the velocity the tamper detector integrates) stays within 20 mg, where a plain mean of each run leaves 48-63", arguments: [20.0, 22.0, 25.0, 28.0, 30.0])
+    func ringVelocity(hz: Double) {
+        var o = Oversampler(factor: 4)
+        var velocity: Int64 = 0, worst: Int64 = 0
+        for i in 0..<400 {
+            let size: Double = Double(min(i, 400 - i)) / 200
+            let phase: Double = 2 * Double.pi * hz * Double(i) / 100 + 0.7
+            let v = Int32((300 * size * sin(phase)).rounded())
+            if let m = o.add(accel: Vec3(v, 0, 0), gyro: .zero) {
+                velocity += Int64(m.accel.x)
+                worst = max(worst, abs(velocity))
+            }
+        }
+        #expect(worst <= 20, "the running sum of the samples reached \(worst) mg")
+    }
+
     @Test("an axis that reached full scale in a run reads as clipped, not as the mean: the shake detector's clipped strokes stay clipped")
     func clipping() {
         var o = Oversampler(factor: 4, rangeMilliG: 2000)
@@ -132,7 +169,10 @@ struct OversamplerTests {
             out = o.add(accel: Vec3(x, y, z), gyro: .zero)
         }
         #expect(out?.accel == Vec3(2000, -1990, 1450))
-        // The next run starts clean.
+        // The next run blends with that one (the triangle spans both) but is not clipped; the
+        // one after reads the level.
+        for _ in 0..<4 { out = o.add(accel: Vec3(100, 100, 100), gyro: .zero) }
+        #expect(out.map { $0.accel.x > 100 && $0.accel.x < 2000 && $0.accel.y < 100 && $0.accel.y > -1990 } == true, "\(String(describing: out))")
         for _ in 0..<4 { out = o.add(accel: Vec3(100, 100, 100), gyro: .zero) }
         #expect(out?.accel == Vec3(100, 100, 100))
         // Range unknown: nothing is clipped.

@@ -134,6 +134,22 @@ struct AlarmIntegrityTests {
         #expect(waitForStatus(sock, "triggered", seconds: 6), "the second 8° should trigger: \(run.stderr)")
     }
 
+    @Test("at 25 Hz, a reload that drops tamper from the triggers is refused: it would change how the chip is read")
+    func reloadOversampling() throws {
+        let sock = socketPath()
+        var text = try String(contentsOfFile: try kiosk(sock, armedAtStart: false), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"rate_hz\": 100", with: "\"rate_hz\": 25")
+            .replacingOccurrences(of: "\"motion\": \"lift\"", with: "\"motion\": \"rest\", \"loop\": true")
+        let board = tempFile(text, name: "kiosk.json")
+        let run = try BackgroundJolt(["run", "--board", board])
+        defer { _ = run.stop() }
+        #expect(run.wait(for: "25 Hz (read at 100 Hz, 4 readings a sample)"), "\(run.stderr)")
+        text = text.replacingOccurrences(of: "\"triggers\": [\"shake\", \"flip\", \"tamper\"]", with: "\"triggers\": [\"shake\", \"flip\"]")
+        try text.write(toFile: board, atomically: true, encoding: .utf8)
+        kill(run.process.processIdentifier, SIGHUP)
+        #expect(run.wait(for: "reload refused, keeping the running configuration: alarm.triggers (tamper below 50 Hz: how the chip is read) changed"), "\(run.stderr)")
+    }
+
     @Test("a reload that changes the bus is refused as a whole: nothing of it applied")
     func reloadRefusedWhole() throws {
         let sock = socketPath()

@@ -68,7 +68,7 @@ struct KioskTests {
         }
     }
 
-    @Test("below 50 Hz the chip is read at 100 Hz and averaged; an alarm says so at start only where the chip cannot be")
+    @Test("below 50 Hz a board whose alarm watches for tamper has its chip read at 100 Hz and averaged, one that only watches for gestures not; the start line says which, and warns where the chip cannot")
     func lowRateOversampling() throws {
         let text = try String(contentsOfFile: try kioskBoard(socket: socketPath()), encoding: .utf8)
         let at100 = joltBinary(["run", "--board", tempFile(text, name: "kiosk.json"), "--fast", "--seconds", "1"])
@@ -77,6 +77,12 @@ struct KioskTests {
         let at25 = joltBinary(["run", "--board", tempFile(slow, name: "kiosk.json"), "--fast", "--seconds", "1"])
         #expect(at25.code == 0 && at25.error.contains(": 25 Hz (read at 100 Hz, 4 readings a sample)"), "\(at25.error)")
         #expect(!at25.error.contains("slammed door"), "\(at25.error)")
+        // The same board at 25 Hz without its alarm: read at 25 Hz.
+        var plain = try #require(try JSONSerialization.jsonObject(with: Data(slow.utf8)) as? [String: Any])
+        plain["alarm"] = nil
+        let gestures = String(decoding: try JSONSerialization.data(withJSONObject: plain), as: UTF8.self)
+        let noAlarm = joltBinary(["run", "--board", tempFile(gestures, name: "kiosk.json"), "--fast", "--seconds", "1"])
+        #expect(noAlarm.code == 0 && noAlarm.error.contains(": 25 Hz, ") && !noAlarm.error.contains("readings a sample"), "\(noAlarm.error)")
         // 40 Hz: the MPU6050 makes 1000/(1+n) Hz, and neither 160 nor 80 Hz is one of them.
         let odd = text.replacingOccurrences(of: "\"rate_hz\": 100", with: "\"rate_hz\": 40")
         let at40 = joltBinary(["run", "--board", tempFile(odd, name: "kiosk.json"), "--fast", "--seconds", "1"])

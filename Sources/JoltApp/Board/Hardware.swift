@@ -124,7 +124,7 @@ final class Hardware {
     /// The sensor for `chip`, or the board's error when the chip cannot do its settings.
     static func makeSensor(_ chip: Chip, bus: any I2CBus, busName: String, address: UInt8, board: BoardProfile) throws(JoltError) -> ChipSensor {
         do {
-            return try ChipSensor(chip, bus: bus, busName: busName, address: address, settings: board.sensorSettings)
+            return try ChipSensor(chip, bus: bus, busName: busName, address: address, settings: board.sensorSettings, oversample: board.oversampled)
         } catch {
             throw JoltError(.config, "\(board.file.isEmpty ? "board" : board.file): \(error.message)")
         }
@@ -197,6 +197,14 @@ func chipError(_ e: ChipError, _ sensor: ChipSensor) -> JoltError {
 }
 
 extension BoardProfile {
+    /// Whether the chip is read faster than `rate_hz` and its readings filtered down: below 50 Hz,
+    /// when the alarm watches for tamper. The filter keeps a counter's ring from folding into a
+    /// push there (docs/detection.md); it also takes a quarter off a fast gentle shake, so a
+    /// board that only watches for gestures is read at its rate.
+    var oversampled: Bool {
+        rateMilliHz < Oversampler.belowMilliHz && alarm?.settings.triggers.contains(.tamper) == true
+    }
+
     /// What the board asks of its chip, in physical units.
     var sensorSettings: SensorSettings {
         SensorSettings(rateMilliHz: rateMilliHz, accelRangeG: accelRangeG, gyroRangeDps: gyroRangeDps, fifo: fifo)

@@ -157,7 +157,7 @@ final class RunCommand {
         let fifo = sensor.usesFIFO ? "FIFO drained every \(engine!.intervalMicros / 1000) ms" : "read every sample"
         let over = sensor.oversampling > 1 ? " (read at \(hz(sensor.chipRateMilliHz)) Hz, \(sensor.oversampling) readings a sample)" : ""
         Log.info("jolt \(BuildInfo.description): \(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName): \(hz(sensor.rateMilliHz)) Hz\(over), ±\(sensor.rangeMilliG / 1000) g\(sensor.hasGyro ? ", ±\(board.gyroRangeDps) °/s" : ""), \(fifo)\(clock.virtual ? ", simulated time" : "")\(control.map { ", control socket \($0.path)" } ?? "")")
-        if let a = board.alarm, a.settings.triggers.contains(.tamper), sensor.rateMilliHz < Oversampler.belowMilliHz, sensor.oversampling == 1 {
+        if board.oversampled && sensor.oversampling == 1 {
             Log.warning("alarm: the \(sensor.chip.info.part) cannot be read at a multiple of \(hz(sensor.rateMilliHz)) Hz, so a slammed door can read as the kiosk being shoved and sound it (docs/detection.md): set rate_hz to 25 or to 50 or more")
         }
         notifier.send("READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)")

@@ -38,6 +38,7 @@ extension RunCommand {
         if new.control != board.control { fixed.append("control") }
         if (new.alarm == nil) != (board.alarm == nil) || new.alarm?.output != board.alarm?.output || new.alarm?.cadence != board.alarm?.cadence
             || new.alarm?.stateDirectory != board.alarm?.stateDirectory { fixed.append("alarm (its presence, output, cadence or state_dir)") }
+        if new.oversampled != board.oversampled { fixed.append("alarm.triggers (tamper below 50 Hz: how the chip is read)") }
         if new.mqtt != board.mqtt { fixed.append("mqtt") }
         if new.sim != board.sim { fixed.append("sim") }
         guard fixed.isEmpty else {
