@@ -24,8 +24,8 @@ public final class ChipSensor {
         var read = settings
         while k > 1 {
             read.rateMilliHz = settings.rateMilliHz * k
-            // The low-pass the widest below the output rate (not half of it): the averaging
-            // takes out what would fold onto zero, and a shake at 8 Hz keeps its size.
+            // The chip's low-pass the widest below the output rate (not half of it): the
+            // filter down takes out what would fold onto zero, and a shake at 8 Hz keeps more.
             read.lowPassForMilliHz = settings.rateMilliHz * 2
             if chip.sensor.unsupported(read) == nil { break }
             k >>= 1

@@ -59,7 +59,7 @@ public struct KioskCorpus: Sendable {
     func chip(_ samples: [Sample]) -> [Sample] {
         func q(_ v: Int32) -> Int32 { Int32((Double(v) / 3.90625).rounded() * 3.90625) }
         let read = gyro ? samples : samples.map { Sample(t: $0.t, accel: Vec3(q($0.accel.x), q($0.accel.y), q($0.accel.z))) }
-        return Oversampler.average(read, factor: oversampling, rateMilliHz: Int32((rate * 1000).rounded()), rangeMilliG: 8000)
+        return Oversampler.filtered(read, factor: oversampling, rateMilliHz: Int32((rate * 1000).rounded()), rangeMilliG: 8000)
     }
 
     func us(_ s: Double) -> Int64 { Int64((s * 1e6).rounded()) }
@@ -243,7 +243,7 @@ extension Oversampler {
     /// `readings` of a chip of full scale `rangeMilliG`, taken `factor` times faster than
     /// `rateMilliHz`, filtered down as the engine does: sample `i` at `i` periods. Unchanged
     /// when `factor` is 1.
-    static func average(_ readings: [Sample], factor: Int32, rateMilliHz: Int32, rangeMilliG: Int32) -> [Sample] {
+    static func filtered(_ readings: [Sample], factor: Int32, rateMilliHz: Int32, rangeMilliG: Int32) -> [Sample] {
         guard factor > 1 else { return readings }
         let period = Units.periodMicros(rateMilliHz: rateMilliHz)
         var over = Oversampler(factor: factor, rangeMilliG: rangeMilliG)

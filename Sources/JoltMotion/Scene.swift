@@ -93,7 +93,7 @@ public struct Scene: Sendable {
     /// Random numbers.
     public var rng: SplitMix64
     /// Readings per output sample when the scene stands for an oversampled chip (the engine
-    /// averages runs of this many): only the first of each run draws its noise from `rng`, the
+    /// filters runs of this many down to one): only the first of each run draws its noise from `rng`, the
     /// others from `noiseRng`, so that the scene draws the very gestures it would at the output
     /// rate, and a corpus read both ways can be compared draw for draw.
     public var oversampling = 1
