@@ -21,8 +21,9 @@ final class SimWorld {
         bus = SimBus(clock: clock)
         let source = board.sim.accelBias == .zero && board.sim.gyroBias == .zero
             ? plain : BiasedSource(plain, accel: board.sim.accelBias, gyro: board.sim.gyroBias)
-        // Sample i of the motion stands at i board periods, whatever rate the chip is read at.
-        device = twin.init(source: PacedSource(source, periodMicros: Units.periodMicros(rateMilliHz: board.rateMilliHz)))
+        // An oversampled chip holds sample i of the motion from i board periods on; any other
+        // makes one reading a motion sample, as it always has.
+        device = twin.init(source: board.oversampled ? PacedSource(source, periodMicros: Units.periodMicros(rateMilliHz: board.rateMilliHz)) : source)
         bus.attach(device, at: address)
         bus.faults = board.sim.faults
         self.origin = origin
