@@ -20,21 +20,64 @@
 /// Integers only: the sums are `Int64`, results round half up (an arithmetic shift, so −0.5 LSB
 /// rounds as +0.5 does, the same way on every CPU).
 public struct Oversampler: Sendable {
+    /// One axis of a run: its readings' sum, their sum weighted by place (0 for the first), and
+    /// the last run's weighted sum.
+    @usableFromInline
+    struct Channel: Sendable {
+        @usableFromInline var sum: Int64 = 0
+        @usableFromInline var weighted: Int64 = 0
+        @usableFromInline var lastWeighted: Int64 = 0
+
+        @usableFromInline init() {}
+
+        @inlinable @inline(__always)
+        mutating func add(_ v: Int32, at i: Int64) {
+            sum &+= Int64(v)
+            weighted &+= i &* Int64(v)
+        }
+
+        /// The triangle over this run and the last, `(k·Σr − Σi·r + Σi·r_last) / k²` rounded
+        /// half up; with no last run (`fresh`), this run's plain mean (the last run's weighted
+        /// sum taken as this one's). Starts the next run.
+        @inlinable @inline(__always)
+        mutating func end(shift: Int64, fresh: Bool) -> Int32 {
+            if fresh { lastWeighted = weighted }
+            let v = (sum &<< shift) &- weighted &+ lastWeighted
+            lastWeighted = weighted
+            sum = 0
+            weighted = 0
+            return Int32(truncatingIfNeeded: (v &+ ((1 << (2 * shift)) >> 1)) >> (2 * shift))
+        }
+    }
+
+    /// Three axes of a run.
+    @usableFromInline
+    struct Channels: Sendable {
+        @usableFromInline var x = Channel(), y = Channel(), z = Channel()
+
+        @usableFromInline init() {}
+
+        @inlinable @inline(__always)
+        mutating func add(_ v: Vec3, at i: Int64) {
+            x.add(v.x, at: i); y.add(v.y, at: i); z.add(v.z, at: i)
+        }
+
+        @inlinable @inline(__always)
+        mutating func end(shift: Int64, fresh: Bool) -> Vec3 {
+            Vec3(x.end(shift: shift, fresh: fresh), y.end(shift: shift, fresh: fresh), z.end(shift: shift, fresh: fresh))
+        }
+    }
+
     /// log2 of the readings per sample.
     public let shift: Int32
     /// Readings this far from zero or further are clipped, mg.
     public let clipLevel: Int32
-    @usableFromInline var ax: Int64 = 0, ay: Int64 = 0, az: Int64 = 0
-    @usableFromInline var gx: Int64 = 0, gy: Int64 = 0, gz: Int64 = 0
-    /// The run's readings weighted by their place in it (0 for the first), and the last run's.
-    @usableFromInline var wax: Int64 = 0, way: Int64 = 0, waz: Int64 = 0
-    @usableFromInline var wgx: Int64 = 0, wgy: Int64 = 0, wgz: Int64 = 0
-    @usableFromInline var pax: Int64 = 0, pay: Int64 = 0, paz: Int64 = 0
-    @usableFromInline var pgx: Int64 = 0, pgy: Int64 = 0, pgz: Int64 = 0
+    @usableFromInline var accel = Channels()
+    @usableFromInline var gyro = Channels()
     /// Whether the last run is known (not since a clear).
     @usableFromInline var hasLast = false
     /// The clipped reading of largest size on each axis in this run (0: none).
-    @usableFromInline var cx: Int32 = 0, cy: Int32 = 0, cz: Int32 = 0
+    @usableFromInline var clipped = Vec3.zero
     @usableFromInline var count: Int32 = 0
 
     /// The lowest rate at which the chip is read when oversampling, mHz.
@@ -53,9 +96,9 @@ public struct Oversampler: Sendable {
         return k
     }
 
-    /// An oversampler averaging `factor` readings (a power of two from 1 to 64; others are
-    /// taken as the power of two below) of a chip whose full scale is `rangeMilliG` (0: unknown,
-    /// nothing counts as clipped).
+    /// An oversampler filtering runs of `factor` readings (a power of two from 1 to 64; others
+    /// are taken as the power of two below) of a chip whose full scale is `rangeMilliG` (0:
+    /// unknown, nothing counts as clipped).
     public init(factor: Int32, rangeMilliG: Int32 = 0) {
         var s: Int32 = 0
         while s < 6 && (Int32(1) << (s + 1)) <= factor { s += 1 }
@@ -69,52 +112,34 @@ public struct Oversampler: Sendable {
     /// Readings taken towards the next sample.
     public var pending: Int32 { count }
 
-    /// Forgets a partial run (after a break in the data).
+    /// Forgets a partial run and the last one (after a break in the data).
     public mutating func clear() {
-        startRun()
+        accel = Channels()
+        gyro = Channels()
+        clipped = .zero
+        count = 0
         hasLast = false
     }
 
-    @inlinable
-    mutating func startRun() {
-        ax = 0; ay = 0; az = 0; gx = 0; gy = 0; gz = 0
-        wax = 0; way = 0; waz = 0; wgx = 0; wgy = 0; wgz = 0
-        cx = 0; cy = 0; cz = 0
-        count = 0
-    }
-
-    /// Adds one reading; returns the mean when it completes a run of `factor`.
+    /// Adds one reading; returns the sample when it completes a run of `factor`.
     @inlinable
     public mutating func add(accel a: Vec3, gyro g: Vec3) -> (accel: Vec3, gyro: Vec3)? {
         let i = Int64(count)
-        ax &+= Int64(a.x); ay &+= Int64(a.y); az &+= Int64(a.z)
-        gx &+= Int64(g.x); gy &+= Int64(g.y); gz &+= Int64(g.z)
-        wax &+= i &* Int64(a.x); way &+= i &* Int64(a.y); waz &+= i &* Int64(a.z)
-        wgx &+= i &* Int64(g.x); wgy &+= i &* Int64(g.y); wgz &+= i &* Int64(g.z)
-        Self.keepClipped(a.x, &cx, clipLevel)
-        Self.keepClipped(a.y, &cy, clipLevel)
-        Self.keepClipped(a.z, &cz, clipLevel)
+        accel.add(a, at: i)
+        gyro.add(g, at: i)
+        Self.keepClipped(a.x, &clipped.x, clipLevel)
+        Self.keepClipped(a.y, &clipped.y, clipLevel)
+        Self.keepClipped(a.z, &clipped.z, clipLevel)
         count &+= 1
         guard count >= Int32(1) << shift else { return nil }
-        if !hasLast {
-            // No run before (the start, or after a break): this run's plain mean, which is the
-            // triangle with the last run's weighted sum taken as this run's (`k·Σr` over `k²`).
-            pax = wax; pay = way; paz = waz; pgx = wgx; pgy = wgy; pgz = wgz
-        }
-        let out = (accel: Vec3(cx != 0 ? cx : triangle(ax, wax, pax), cy != 0 ? cy : triangle(ay, way, pay), cz != 0 ? cz : triangle(az, waz, paz)),
-                   gyro: Vec3(triangle(gx, wgx, pgx), triangle(gy, wgy, pgy), triangle(gz, wgz, pgz)))
-        pax = wax; pay = way; paz = waz; pgx = wgx; pgy = wgy; pgz = wgz
+        let s = Int64(shift), fresh = !hasLast
+        let f = accel.end(shift: s, fresh: fresh)
+        let out = (accel: Vec3(clipped.x != 0 ? clipped.x : f.x, clipped.y != 0 ? clipped.y : f.y, clipped.z != 0 ? clipped.z : f.z),
+                   gyro: gyro.end(shift: s, fresh: fresh))
         hasLast = true
-        startRun()
+        clipped = .zero
+        count = 0
         return out
-    }
-
-    /// The triangle over this run and the last: `(k·Σr − Σi·r + Σi·r_last) / k²`, rounded half up.
-    @inlinable @inline(__always)
-    func triangle(_ sum: Int64, _ weighted: Int64, _ lastWeighted: Int64) -> Int32 {
-        let s = Int64(shift)
-        let v = (sum &<< s) &- weighted &+ lastWeighted
-        return Int32(truncatingIfNeeded: (v &+ ((1 << (2 * s)) >> 1)) >> (2 * s))
     }
 
     /// Keeps `v` in `kept` when it is clipped and larger than what is kept.

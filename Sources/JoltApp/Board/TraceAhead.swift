@@ -21,7 +21,7 @@ final class SampleRing: @unchecked Sendable {
     let finished = Atomic<Bool>(false)
     let cancelled = Atomic<Bool>(false)
     /// The producer's error, read by the consumer once `finished` is seen.
-    nonisolated(unsafe) var failure: JoltError?
+    var failure: JoltError?
 
     // The producer's own view.
     var pushed = 0

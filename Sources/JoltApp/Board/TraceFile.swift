@@ -188,27 +188,24 @@ public final class TraceFile {
             // byte more than a chunk).
             base[stop] = 0
             while at < stop {
-                // A canonical row, read up to its newline in one pass.
-                if let (sample, nl) = p.canonicalRow(at: base + at, stop: base + stop, number: n + 1, maxLine: Self.maxLine) {
+                let sample: Sample?
+                if let (row, nl) = p.canonicalRow(at: base + at, stop: base + stop, number: n + 1, maxLine: Self.maxLine) {
+                    // A canonical row, read up to its newline in one pass.
                     n += 1
                     at = UnsafePointer(base).distance(to: nl) + 1
-                    do { try body(sample) } catch {
-                        start = at
-                        lineNumber = n
-                        parser = p
-                        throw error
-                    }
-                    continue
+                    sample = row
+                } else {
+                    guard let nl = memchr(base + at, 0x0A, stop - at) else { break }
+                    let lineEnd = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+                    if lineEnd - at > Self.maxLine { break }   // nextLine reports it
+                    n += 1
+                    let line = UnsafeBufferPointer(start: base + at, count: lineEnd - at)
+                    let r: TraceParser.Line
+                    do { r = try p.parse(line, number: n, terminated: true) } catch { failure = error; break }
+                    at = lineEnd + 1
+                    if case .sample(let s) = r { sample = s } else { sample = nil }
                 }
-                guard let nl = memchr(base + at, 0x0A, stop - at) else { break }
-                let lineEnd = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
-                if lineEnd - at > Self.maxLine { break }   // nextLine reports it
-                n += 1
-                let line = UnsafeBufferPointer(start: base + at, count: lineEnd - at)
-                let r: TraceParser.Line
-                do { r = try p.parse(line, number: n, terminated: true) } catch { failure = error; break }
-                at = lineEnd + 1
-                if case .sample(let sample) = r {
+                if let sample {
                     do { try body(sample) } catch {
                         start = at
                         lineNumber = n
