@@ -17,7 +17,8 @@ public struct ChipSupervisor: Sendable {
         public var retryDelayMicros: Int64 = 5_000
         /// No frame for this long (while frames are due): the chip has stopped, µs.
         public var silenceMicros: Int64 = 600_000
-        /// Bit-identical frames for this long: the data is stuck, µs.
+        /// Bit-identical frames for this long: the data is stuck, µs — or for longer, on a
+        /// chip whose digit is coarse against its noise (see `stuckFrames`).
         public var stuckMicros: Int64 = 600_000
         /// The first re-probe's delay after a fault, µs; each further one doubles it…
         public var firstBackoffMicros: Int64 = 100_000
@@ -60,6 +61,16 @@ public struct ChipSupervisor: Sendable {
     /// The last frame seen, and how many frames in a row have been identical to it.
     public private(set) var lastFrame: ChipSample?
     public private(set) var identicalRun = 0
+    /// How often a resting chip repeats its last frame, Q16: learned from the runs of identical
+    /// frames that ended in a small change (a digit's flicker, not motion), over about the last
+    /// 256 such frames.
+    public private(set) var repeatQ16 = 0
+    /// Identical frames in a row that a healthy chip repeating itself that often gives less
+    /// than once in 10^8 frames (a month at 25 Hz); the stuck rule waits for at least that many.
+    public private(set) var stuckFrames = 0
+    /// Whether the current run of identical frames began while running (a run that faulted is
+    /// not a healthy chip's).
+    var runCounts = true
     /// Faulted: when the next re-probe is due, and the delay after that.
     public private(set) var nextAttemptAt: Int64 = 0
     public private(set) var backoff: Int64 = 0
@@ -114,7 +125,7 @@ public struct ChipSupervisor: Sendable {
             if now - verifyingSince > limits.silenceMicros { scheduleAttempt(now: now) }
             return .wait
         case .running:
-            if Int64(identicalRun) * periodMicros >= limits.stuckMicros {
+            if Int64(identicalRun) * periodMicros >= limits.stuckMicros && identicalRun >= stuckFrames {
                 return enterFault("the data stopped changing: \(identicalRun) identical readings in a row (a frozen or reset chip)", now: now)
             }
             if now - lastFrameAt > limits.silenceMicros {
@@ -140,6 +151,9 @@ public struct ChipSupervisor: Sendable {
         }
     }
 
+    /// The stuck-data window, µs: at least `stuckMicros`, longer for a chip that repeats itself.
+    public var stuckWindowMicros: Int64 { Swift.max(limits.stuckMicros, Int64(stuckFrames) * periodMicros) }
+
     /// Tracks identical frames; whether any frame differs from the one before it.
     private mutating func observe(_ frames: ArraySlice<ChipSample>) -> Bool {
         var changed = false
@@ -147,15 +161,50 @@ public struct ChipSupervisor: Sendable {
             if f == lastFrame {
                 identicalRun += 1
             } else {
-                changed = changed || lastFrame != nil
+                if let l = lastFrame {
+                    changed = true
+                    if runCounts && phase == .running && Self.small(f, l) { learnRepeats(run: identicalRun) }
+                }
                 lastFrame = f
                 identicalRun = 1
+                runCounts = true
             }
         }
         return changed
     }
 
+    /// Whether `f` differs from `l` by a digit's flicker on every axis (within 64 mg and
+    /// 4 °/s): a chip at rest, not one that moved.
+    static func small(_ f: ChipSample, _ l: ChipSample) -> Bool {
+        func near(_ a: Int32, _ b: Int32, _ k: Int64) -> Bool { (Int64(a) - Int64(b)).magnitude <= k }
+        return near(f.ax, l.ax, 64) && near(f.ay, l.ay, 64) && near(f.az, l.az, 64)
+            && near(f.gx, l.gx, 4_000) && near(f.gy, l.gy, 4_000) && near(f.gz, l.gz, 4_000)
+    }
+
+    /// A run of `run` identical frames ended in a small change: `run - 1` repeats and one change
+    /// into the running share (each frame weighing 1/256, a long run at most 128 of them), and
+    /// the window that share needs. Rests differ (an axis sitting mid-digit repeats more often
+    /// than one on a digit's edge), so the window is sized for a share an eighth of the way
+    /// closer to 1, and for less than one false fault in 10^10 frames (a dozen years at 25 Hz).
+    /// A chip with fine digits never repeats (its window is `stuckMicros`); a LIS3DH at ±16 g
+    /// (12 mg digits, repeating a third of the time at rest) needs about 26 frames; past a share
+    /// of 0.999 the window stops at 4,096 frames.
+    mutating func learnRepeats(run: Int) {
+        let n = Swift.min(run, 128)
+        repeatQ16 = Swift.max(0, Swift.min(65_536, repeatQ16 + (((n - 1) << 16) - n * repeatQ16) / 256))
+        // The smallest k with share^k below 10^-10, in Q40.
+        let p = UInt64(repeatQ16 + (65_536 - repeatQ16) / 8)
+        var q: UInt64 = 1 << 40, k = 0
+        let target: UInt64 = 110   // 10^-10 · 2^40
+        while q > target && k < 4_096 {
+            q = (q * p) >> 16
+            k += 1
+        }
+        stuckFrames = k
+    }
+
     private mutating func enterFault(_ reason: String, now: Int64) -> Verdict {
+        runCounts = false
         phase = .faulted
         faults += 1
         faultedAt = now

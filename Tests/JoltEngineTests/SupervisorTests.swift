@@ -87,4 +87,62 @@ struct SupervisorTests {
         #expect(s.polled(frames(3, from: 7), now: 1_600_000) == .recovered)
         #expect(s.phase == .running && s.faults == 1)
     }
+
+    /// 25 Hz frames from a chip with coarse digits at rest: runs of `run` identical readings,
+    /// each ended by a one-digit flicker of z (12 mg, a LIS3DH at ±16 g).
+    func flicker(_ runs: Int, run: Int) -> [ChipSample] {
+        (0..<runs).flatMap { i in Array(repeating: ChipSample(ax: 0, ay: 0, az: i % 2 == 0 ? 996 : 1008), count: run) }
+    }
+
+    @Test("a chip that repeats itself at rest gets a longer stuck-data window, learned from its flicker; a fine chip keeps 0.6 s")
+    func coarseDigits() {
+        var s = ChipSupervisor(periodMicros: 40_000, now: 0)
+        var now: Int64 = 0
+        func feed(_ f: [ChipSample]) -> ChipSupervisor.Verdict {
+            var v = ChipSupervisor.Verdict.ok
+            for chunk in stride(from: 0, to: f.count, by: 5) {
+                now += 200_000
+                v = s.polled(f[chunk..<min(chunk + 5, f.count)], now: now)
+                if v != .ok { return v }
+            }
+            return v
+        }
+        // Two readings in three repeat the last (the share learned: 0.646, the 1/256 steps
+        // truncating); the window is sized for a share an eighth closer to 1 (0.69) and 10^-10:
+        // 0.69^63 < 10^-10 < 0.69^62, so 63 frames, 2.52 s.
+        #expect(feed(flicker(300, run: 3)) == .ok)
+        #expect(s.repeatQ16 > 41_000 && s.repeatQ16 < 44_000)
+        #expect(s.stuckFrames == 63 && s.stuckWindowMicros == 2_520_000, "\(s.repeatQ16) \(s.stuckFrames)")
+        // 1.2 s of one reading is that chip at rest, not a fault…
+        #expect(feed(Array(repeating: ChipSample(ax: 0, ay: 0, az: 996), count: 30) + flicker(10, run: 3)) == .ok)
+        #expect(s.faults == 0)
+        // …but past its window it is.
+        guard case .fault(let why) = feed(Array(repeating: ChipSample(ax: 0, ay: 0, az: 1008), count: 70)) else {
+            Issue.record("no fault")
+            return
+        }
+        // (The run began with the last flicker's three, and polls come five frames at a time.)
+        #expect(why.contains("73 identical readings"))
+        // The frozen run is not a healthy chip's: once the data changes again it teaches nothing.
+        let learned = s.repeatQ16
+        s.attempted(ok: true, now: now)
+        #expect(feed(flicker(2, run: 1)) == .recovered)
+        #expect(s.repeatQ16 == learned)
+
+        // Motion (changes past a digit's flicker) teaches nothing either: a chip with fine digits,
+        // moving or at rest, is stuck after 0.6 s.
+        var f = ChipSupervisor(periodMicros: 40_000, now: 0)
+        for i in 0..<40 {
+            let moving = (0..<5).map { ChipSample(ax: Int32(i * 500 + $0 * 100), ay: 0, az: 1000) }
+            _ = f.polled(moving[...], now: Int64(i + 1) * 200_000)
+        }
+        let still = (0..<200).map { ChipSample(ax: 0, ay: Int32($0 % 3), az: 1000) }
+        _ = f.polled(still[...], now: 8_200_000)
+        #expect(f.repeatQ16 == 0 && f.stuckWindowMicros == 600_000)
+        #expect(f.polled(Array(repeating: frame, count: 14)[...], now: 8_760_000) == .ok)
+        guard case .fault = f.polled(Array(repeating: frame, count: 1)[...], now: 8_800_000) else {
+            Issue.record("no fault after 0.6 s on a fine chip")
+            return
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import JoltDrivers
 import JoltMotion
 import JoltSim
 
@@ -26,6 +27,19 @@ struct SoakPlanner {
     }
 
     func secs(_ n: Int) -> Double { Double(n) / rate }
+
+    /// A host stall is a fault when it outlasts what the chip's FIFO holds (it then overflows,
+    /// and samples are lost): half a second past that at least, s. At 100 Hz the 1.5 s floor
+    /// of every stall is past every chip's FIFO; at 25 Hz an MPU6050's 85 frames last 3.4 s.
+    var stallFloor: Double {
+        guard options.fifo else { return 0 }
+        let frames = switch options.chip {
+        case "adxl345": ADXL345Spec.fifoDepth
+        case "lis3dh": LIS3DHSpec.fifoDepth
+        default: MPU6050Spec.fifoSize / MPU6050Spec.fifoFrameSize
+        }
+        return Double(frames) / rate + 0.5
+    }
     func simTime(_ sample: Int) -> Int64 { SoakCommand.plannedStart + Int64(sample) * periodMicros }
     func count(_ s: Double) -> Int { max(Int((s * rate).rounded()), 0) }
 
@@ -61,7 +75,7 @@ struct SoakPlanner {
             case 1: (kind, name, length) = (.ioError, "bus errors", rng.uniform(0.5, 20))
             case 2: (kind, name, length) = (.reset, "brown-out reset", 0)
             case 3: (kind, name, length) = (.frozen, "frozen data", rng.uniform(2, 20))
-            default: (kind, name, length) = (.stall, "host stall", rng.uniform(1.5, 4))
+            default: (kind, name, length) = (.stall, "host stall", Swift.max(rng.uniform(1.5, 4), stallFloor))
             }
         }
         let from = simTime(count(start))
