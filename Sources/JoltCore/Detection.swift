@@ -255,6 +255,7 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
     public var restPath = true { didSet { gate.close() } }
 
     /// The detectors for `settings`.
+    @inline(never)
     public init(_ settings: DetectionSettings) {
         lowPass = GravityFilter(
             tauMicros: Int64(settings.gravityTauMillis) * Units.microsPerMilli,
