@@ -14,7 +14,13 @@
 /// up, then a free-fall that cannot exceed 1 g down) at uneven half-periods, and a knock is a
 /// single spike or a ring far faster than a hand. A deliberate shake is symmetric, periodic and
 /// reverses direction. Two opposite lobes both past `strong` are recognised at once (about one
-/// cycle after onset); gentler shakes need `minLobes` lobes. A chain begun after a quiet spell
+/// cycle after onset); gentler shakes need `minLobes` lobes — unless the hand was still before
+/// (nothing past the hysteresis level for `quietBefore`) and the second lobe follows the first
+/// within 200 ms (half a cycle, shortened by the hand setting off) and reaches 0.83 of its peak:
+/// a gentle 2 Hz shake is then recognised at its second stroke, not its third. What else
+/// starts from rest with two such lobes does not fit: the first strides of a run, the device
+/// in hand, come 220 ms or more apart; a jerk that starts an exercise recoils weaker than it
+/// pushed. A chain begun after a quiet spell
 /// and not yet recognised restarts, up to twice, at a lobe that points only roughly back (at
 /// least 120°, not 139°), or after a stroke back too weak to count, instead of ending: a hand's
 /// first strokes from rest are often lopsided.
@@ -72,6 +78,15 @@ public struct JoltShake: Sendable {
     /// first sample has been seen it is unknown (.min); then the stream's start counts as the
     /// last motion, since nothing shows it was quiet before.
     @usableFromInline var lastCountedEnd: Int64 = .min
+    /// Whether the chain began with a lobe that rose from a still hand (nothing past the
+    /// hysteresis level for `quietBefore` before it).
+    @usableFromInline var chainCalm = false
+    /// The level (squared) at which the open lobe, the second of such a chain, makes a shake:
+    /// 0.83 of the first lobe's peak (44/64 of its square); .max when there is none.
+    @usableFromInline var pairLevel2: Int64 = .max
+    /// A chain begun from a still hand is a shake at its second lobe when that lobe starts
+    /// within this of the first, µs, and reaches `pairLevel2`.
+    public static let pairHalfMicros: Int64 = 200_000
 
 
     /// The began / ended / cancelled lifecycle.
@@ -127,7 +142,7 @@ public struct JoltShake: Sendable {
                 peak2 = m2
                 if !counted {
                     if m2 >= threshold2 { (recognised, evidence) = count(s.t) }
-                } else if prevStrong && before < strong2 && m2 >= strong2 {
+                } else if (prevStrong && before < strong2 && m2 >= strong2) || (before < pairLevel2 && m2 >= pairLevel2) {
                     recognised = true
                     evidence = true
                 }
@@ -158,6 +173,7 @@ public struct JoltShake: Sendable {
         } else {
             between = true
         }
+        pairLevel2 = .max
         open = true
         openedAt = t
         clipped = false
@@ -218,6 +234,8 @@ public struct JoltShake: Sendable {
                 restartsLeft = 2
                 restarted = false
             }
+            // From a still hand: this lobe rose (not from a reversal) after a quiet spell.
+            chainCalm = openedAt &- Swift.max(lastClose, lastCountedEnd) >= quietBefore
             chain = 1
             prevStrong = false
         } else if chain > 0 && chain < minLobes && restartsLeft > 0 && roughly {
@@ -240,7 +258,10 @@ public struct JoltShake: Sendable {
         lastHalf = half
         between = false
         if chain == 0 { return (false, false) }
-        let recognised = chain >= minLobes || (prevStrong && peak2 >= strong2)
+        if continues && chain == 2 && chainCalm && !restarted && half <= Self.pairHalfMicros {
+            pairLevel2 = Swift.max(threshold2, (lastPeak2 &* 44) &>> 6)
+        }
+        let recognised = chain >= minLobes || (prevStrong && peak2 >= strong2) || peak2 >= pairLevel2
         return (recognised, chain >= 2)
     }
 

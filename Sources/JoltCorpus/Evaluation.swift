@@ -153,6 +153,8 @@ public struct EvalTargets: Sendable {
     public var shakeRecall = 0.98
     public var shakeP50Millis = 250.0
     public var shakeP95Millis = 450.0
+    /// The slow shakes (about 2 Hz) report `began` within this of their start, p95.
+    public var slowShakeP95Millis = 450.0
     public var falseShakesPerHourReal = 2.0
     public var flipRecall = 0.98
     public var flipP95Millis = 600.0
@@ -166,6 +168,9 @@ public struct EvalTargets: Sendable {
         if r.shakeRecall < shakeRecall { f.append("shake recall \(pct(r.shakeRecall)) < \(pct(shakeRecall))") }
         if let p = EvalResult.percentile(r.shakeLatencies, 50), p > shakeP50Millis { f.append("shake latency p50 \(Int(p)) ms > \(Int(shakeP50Millis)) ms") }
         if let p = EvalResult.percentile(r.shakeLatencies, 95), p > shakeP95Millis { f.append("shake latency p95 \(Int(p)) ms > \(Int(shakeP95Millis)) ms") }
+        if let p = EvalResult.percentile(r.slowShakeLatencies, 95), p > slowShakeP95Millis {
+            f.append("slow shake latency p95 \(Int(p)) ms > \(Int(slowShakeP95Millis)) ms")
+        }
         let real = r.perHour(r.falseShakes) { $0 == "wrist" }
         if real > falseShakesPerHourReal { f.append("false shakes on real recordings \(fmt(real))/h > \(fmt(falseShakesPerHourReal))/h") }
         let knocks = r.count(r.falseShakes) { $0 == "knock" }

@@ -65,6 +65,8 @@ struct FloatShake {
     var lastPeak: (Real, Real, Real) = (0, 0, 0), lastPeakMag: Real = 0
     var lastStart: Int64 = 0, lastHalf: Int64 = 0
     var lastCountedEnd: Int64 = .min
+    var chainCalm = false
+    var pairLevel: Real = .infinity
     var lifecycle: GestureLifecycle
 
     init(_ s: DetectionSettings) {
@@ -105,7 +107,7 @@ struct FloatShake {
                 peakMag = m
                 if !counted {
                     if m >= threshold { (recognised, evidence) = count() }
-                } else if prevStrong && before < strong && m >= strong {
+                } else if (prevStrong && before < strong && m >= strong) || (before < pairLevel && m >= pairLevel) {
                     recognised = true
                     evidence = true
                 }
@@ -129,6 +131,7 @@ struct FloatShake {
         } else {
             between = true
         }
+        pairLevel = .infinity
         open = true
         openedAt = t
         clipped = false
@@ -161,6 +164,7 @@ struct FloatShake {
                 restartsLeft = 2
                 restarted = false
             }
+            chainCalm = openedAt &- max(lastClose, lastCountedEnd) >= quietBefore
             chain = 1
             prevStrong = false
         } else if chain > 0 && chain < minLobes && restartsLeft > 0 && roughly {
@@ -175,7 +179,10 @@ struct FloatShake {
         lastHalf = half
         between = false
         if chain == 0 { return (false, false) }
-        return (chain >= minLobes || (prevStrong && peakMag >= strong), chain >= 2)
+        if continues && chain == 2 && chainCalm && !restarted && half <= JoltShake.pairHalfMicros {
+            pairLevel = max(threshold, lastPeakMag * (44.0 / 64).squareRoot())
+        }
+        return (chain >= minLobes || (prevStrong && peakMag >= strong) || peakMag >= pairLevel, chain >= 2)
     }
 }
 

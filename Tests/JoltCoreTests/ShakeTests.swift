@@ -286,6 +286,50 @@ struct ShakeTests {
         #expect(strokes([(0, 1.6), (180, 1.6)]).count == 1)
     }
 
+    /// Half-sine strokes fed to the shake detector as its dynamic acceleration at 100 Hz after
+    /// 2 s at rest: each along a direction in the x-y plane (degrees), with a peak (g; 0 is rest)
+    /// and a length in samples; the `began`s.
+    func pacedStrokes(_ s: [(degrees: Double, g: Double, samples: Int)]) -> [Int64] {
+        var d = JoltShake(settings: .preset(.medium))
+        var t: Int64 = 0
+        var began: [Int64] = []
+        func feed(_ v: Vec3) {
+            if d.update(Sample(t: t, accel: Vec3(v.x, v.y, v.z + 1000)), dynamic: v) == .began { began.append(t) }
+            t += 10_000
+        }
+        for _ in 0..<200 { feed(.zero) }
+        for (deg, g, n) in s {
+            let c = cos(deg * .pi / 180), k = sin(deg * .pi / 180)
+            for i in 1...n {
+                let a = g * sin(Double(i) * .pi / Double(n + 1)) * 1000
+                feed(Vec3(Int32(a * c), Int32(a * k), 0))
+            }
+        }
+        for _ in 0..<200 { feed(.zero) }
+        return began
+    }
+
+    @Test("from a still hand, a second stroke within 200 ms reaching 0.83 of the first is a shake; a run's first strides, a weaker recoil or strokes after motion are not")
+    func calmPair() {
+        // A gentle slow shake (0.9 g, 160 ms strokes): recognised as its second stroke passes
+        // 0.8 of the first's peak, within 450 ms of the start, not at the third stroke.
+        let pair = pacedStrokes([(0, 0.9, 16), (180, 0.9, 16), (0, 0.9, 16)])
+        #expect(pair.count == 1, "\(pair)")
+        if let t = pair.first { #expect(t > 2_160_000 && t < 2_320_000, "\(t)") }
+        // The same strokes 230 ms apart (the first strides of a run, the device in hand): only
+        // the third stroke makes it a shake.
+        let run = pacedStrokes([(0, 0.9, 23), (180, 0.9, 23), (0, 0.9, 23)])
+        #expect(run.count == 1, "\(run)")
+        if let t = run.first { #expect(t > 2_460_000, "\(t)") }
+        #expect(pacedStrokes([(0, 0.9, 23), (180, 0.9, 23)]).isEmpty)
+        // A push and a weaker recoil (0.7 of it): no shake from two strokes.
+        #expect(pacedStrokes([(0, 1.15, 16), (180, 0.8, 16)]).isEmpty)
+        // Two strokes half a second after a movement past the hysteresis level: no shake.
+        #expect(pacedStrokes([(90, 0.5, 10), (0, 0, 50), (0, 0.9, 16), (180, 0.9, 16)]).isEmpty)
+        // …a second after, they are.
+        #expect(pacedStrokes([(90, 0.5, 10), (0, 0, 100), (0, 0.9, 16), (180, 0.9, 16)]).count == 1)
+    }
+
     func run(_ alg: ShakeAlgorithm, _ s: DetectionSettings, _ samples: [Sample]) -> [(t: Int64, e: Events)] {
         switch alg {
         case .jolt: var d = DetectorSet<JoltShake, JoltFlip>(s); return detect(&d, samples)
