@@ -66,7 +66,8 @@ public struct ChipSupervisor: Sendable {
     /// 256 such frames.
     public private(set) var repeatQ16 = 0
     /// Identical frames in a row that a healthy chip repeating itself that often gives less
-    /// than once in 10^8 frames (a month at 25 Hz); the stuck rule waits for at least that many.
+    /// than once in 10^10 frames (see `learnRepeats`); the stuck rule waits for at least that
+    /// many.
     public private(set) var stuckFrames = 0
     /// Whether the current run of identical frames began while running (a run that faulted is
     /// not a healthy chip's).
@@ -187,8 +188,8 @@ public struct ChipSupervisor: Sendable {
     /// than one on a digit's edge), so the window is sized for a share an eighth of the way
     /// closer to 1, and for less than one false fault in 10^10 frames (a dozen years at 25 Hz).
     /// A chip with fine digits never repeats (its window is `stuckMicros`); a LIS3DH at ±16 g
-    /// (12 mg digits, repeating a third of the time at rest) needs about 26 frames; past a share
-    /// of 0.999 the window stops at 4,096 frames.
+    /// (12 mg digits, repeating about a third of the time at rest) needs about 23 frames (0.92 s
+    /// at 25 Hz); however often a chip repeats, the window stops at 4,096 frames.
     mutating func learnRepeats(run: Int) {
         let n = Swift.min(run, 128)
         repeatQ16 = Swift.max(0, Swift.min(65_536, repeatQ16 + (((n - 1) << 16) - n * repeatQ16) / 256))
