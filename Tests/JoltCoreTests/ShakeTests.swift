@@ -233,23 +233,7 @@ struct ShakeTests {
     /// The same strokes fed to the shake detector itself as its dynamic acceleration (no gravity
     /// estimate in between), so the angles between them are exactly those given; the `began`s.
     func directStrokes(_ s: [(degrees: Double, g: Double)]) -> [Int64] {
-        var d = JoltShake(settings: .preset(.medium))
-        var t: Int64 = 0
-        var began: [Int64] = []
-        func feed(_ v: Vec3) {
-            if d.update(Sample(t: t, accel: Vec3(v.x, v.y, v.z + 1000)), dynamic: v) == .began { began.append(t) }
-            t += 10_000
-        }
-        for _ in 0..<200 { feed(.zero) }
-        for (deg, g) in s {
-            let c = cos(deg * .pi / 180), n = sin(deg * .pi / 180)
-            for i in 1...10 {
-                let a = g * sin(Double(i) * .pi / 11) * 1000
-                feed(Vec3(Int32(a * c), Int32(a * n), 0))
-            }
-        }
-        for _ in 0..<200 { feed(.zero) }
-        return began
+        pacedStrokes(s.map { ($0.degrees, $0.g, 10) })
     }
 
     @Test("a chain restarts at most twice before it is recognised")

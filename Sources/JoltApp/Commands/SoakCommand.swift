@@ -213,8 +213,8 @@ struct SoakCommand {
         r.detection.append(detected)
         r.recovery.append(Double(f.recovered[0] - end) / 1e6)
         // Within 1 s; frozen data, within the stuck-data window and 0.4 s (1 s for a fine chip).
-        let limit = f.fault.kind == .frozen ? Double(r.stuckWindowMicros) / 1e6 + 0.4 : 1.0
-        if detected > Swift.max(limit, 1.0) { r.slowDetections += 1; r.faultProblems.append("\(at): reported \(detected) s after it began") }
+        let limit = f.fault.kind == .frozen ? Swift.max(Double(r.stuckWindowMicros) / 1e6 + 0.4, 1.0) : 1.0
+        if detected > limit { r.slowDetections += 1; r.faultProblems.append("\(at): reported \(detected) s after it began") }
     }
 
     /// The resident set size and its peak, bytes (from /proc/self/status).
