@@ -53,6 +53,9 @@ public struct Movement: Sendable {
     @usableFromInline var resting = false
     /// The baseline, mg in Q16.
     @usableFromInline var bx: Int64 = 0, by: Int64 = 0, bz: Int64 = 0
+    /// The baseline as the turn uses it (mg, within ±`lim`) and its squared length (0 under
+    /// 0.5 g), kept with it.
+    @usableFromInline var gx: Int64 = 0, gy: Int64 = 0, gz: Int64 = 0, g2: Int64 = 0
     /// The velocity, and its direction when the episode began, mg·µs.
     @usableFromInline var vx: Int64 = 0, vy: Int64 = 0, vz: Int64 = 0
     @usableFromInline var dx: Int64 = 0, dy: Int64 = 0, dz: Int64 = 0
@@ -111,6 +114,7 @@ public struct Movement: Sendable {
         let x = Int64(a.x), y = Int64(a.y), z = Int64(a.z)
         if !started {
             bx = x << 16; by = y << 16; bz = z << 16
+            across()
             ax = 0; ay = 0; az = 0; an = 0
             due = s.t &+ Self.batchMicros
             started = true
@@ -118,6 +122,16 @@ public struct Movement: Sendable {
         let ex = x &- (bx >> 16), ey = y &- (by >> 16), ez = z &- (bz >> 16)
         ax &+= x; ay &+= y; az &+= z; an &+= 1
         if s.t >= due { moveBaseline(at: s.t) }
+        let shock = Int64(Self.shockMilliG)
+        if ex.magnitude > shock.magnitude || ey.magnitude > shock.magnitude || ez.magnitude > shock.magnitude {
+            // A jolt: nothing moves for `ringMicros` from now, whatever else this reading says
+            // (a reversal in it only dates the next).
+            resting = false
+            quietFrom = s.t + Self.ringMicros
+            if reversed(ex, ey, ez) { lastReversal = s.t }
+            hush()
+            return false
+        }
         let band = Self.turnBandMilliG
         let quiet = ex.magnitude <= band.magnitude && ey.magnitude <= band.magnitude && ez.magnitude <= band.magnitude
         if quiet && vx == 0 && vy == 0 && vz == 0 && lx == 0 && ly == 0 && lz == 0 {
@@ -129,17 +143,12 @@ public struct Movement: Sendable {
             return false
         }
         resting = false
-        let shock = Int64(Self.shockMilliG)
-        if ex.magnitude > shock.magnitude || ey.magnitude > shock.magnitude || ez.magnitude > shock.magnitude { quietFrom = s.t + Self.ringMicros }
         if reversed(ex, ey, ez) {
             if lastReversal != .min && s.t - lastReversal < Self.ringMicros { quietFrom = s.t + Self.ringMicros }
             lastReversal = s.t
         }
         if quietFrom != .min && s.t < quietFrom {
-            vx = 0; vy = 0; vz = 0
-            since = .min
-            lx = 0; ly = 0; lz = 0
-            turnSince = .min
+            hush()
             return false
         }
         let turned = turning(s.t, quiet ? 0 : ex, quiet ? 0 : ey, quiet ? 0 : ez)
@@ -153,6 +162,15 @@ public struct Movement: Sendable {
             dx = vx; dy = vy; dz = vz
         }
         return turned || s.t - since >= hold
+    }
+
+    /// In a jolt's or a ring's hold: no velocity, no turn.
+    @inlinable @inline(__always)
+    mutating func hush() {
+        vx = 0; vy = 0; vz = 0
+        since = .min
+        lx = 0; ly = 0; lz = 0
+        turnSince = .min
     }
 
     /// Narrows `box` to the readings for which `update` would only add the reading to the
@@ -182,6 +200,7 @@ public struct Movement: Sendable {
         bx &+= ((ax &<< 16) &- n &* bx) &* baseQ20 / (1 << 20)
         by &+= ((ay &<< 16) &- n &* by) &* baseQ20 / (1 << 20)
         bz &+= ((az &<< 16) &- n &* bz) &* baseQ20 / (1 << 20)
+        across()
         ax = 0; ay = 0; az = 0; an = 0
         due = t &+ Self.batchMicros
     }
@@ -204,17 +223,12 @@ public struct Movement: Sendable {
         let lim = Self.lim
         let ex = Swift.min(Swift.max(rx, -lim), lim), ey = Swift.min(Swift.max(ry, -lim), lim), ez = Swift.min(Swift.max(rz, -lim), lim)
         var px = ex, py = ey, pz = ez
-        if ex | ey | ez != 0 {
+        if ex | ey | ez != 0 && g2 != 0 {
             // e − g·(e·g)/|g|², with (e·g)/|g|² in Q16. With every component within 2·10^6 mg,
             // and a baseline under 0.5 g (a kiosk in free fall: the movement catches it) not
             // used, the quotient stays below 2^29 and every product below 2^51.
-            let gx = Swift.min(Swift.max(bx >> 16, -lim), lim), gy = Swift.min(Swift.max(by >> 16, -lim), lim)
-            let gz = Swift.min(Swift.max(bz >> 16, -lim), lim)
-            let g2 = gx &* gx &+ gy &* gy &+ gz &* gz
-            if g2 >= 250_000 {
-                let q = ((ex &* gx &+ ey &* gy &+ ez &* gz) << 16) / g2
-                px = ex &- (gx &* q) / (1 << 16); py = ey &- (gy &* q) / (1 << 16); pz = ez &- (gz &* q) / (1 << 16)
-            }
+            let q = ((ex &* gx &+ ey &* gy &+ ez &* gz) << 16) / g2
+            px = ex &- (gx &* q) / (1 << 16); py = ey &- (gy &* q) / (1 << 16); pz = ez &- (gz &* q) / (1 << 16)
         }
         lx = Self.ease(lx, px << 8, lpQ16); ly = Self.ease(ly, py << 8, lpQ16); lz = Self.ease(lz, pz << 8, lpQ16)
         let k: Int64 = Self.turnMilliG << 8
@@ -228,6 +242,19 @@ public struct Movement: Sendable {
             tx = lx; ty = ly; tz = lz
         }
         return t - turnSince >= Self.turnMicros
+    }
+
+    /// Sets the baseline as the turn uses it (`gx`, `gy`, `gz`, `g2`), after it moved: within
+    /// ±`lim` on every axis, and `g2` 0 (no gravity to turn across) under 0.5 g. Not inlined:
+    /// it runs once every 2 s.
+    @inlinable @inline(never)
+    mutating func across() {
+        let lim = Self.lim
+        gx = Swift.min(Swift.max(bx >> 16, -lim), lim)
+        gy = Swift.min(Swift.max(by >> 16, -lim), lim)
+        gz = Swift.min(Swift.max(bz >> 16, -lim), lim)
+        let n = gx &* gx &+ gy &* gy &+ gz &* gz
+        g2 = n >= 250_000 ? n : 0
     }
 
     /// One step of the turn's low-pass from `l` toward `target` (Q8), at least one unit, so
