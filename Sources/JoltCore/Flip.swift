@@ -76,7 +76,7 @@ public struct JoltFlip: Sendable {
     /// Narrows `box` to the readings for which `update` changes nothing but what `rest` does:
     /// still (within `still` of the anchor, the gyroscope within `stillRate`), and on the same
     /// side of the release angle, with no release under way.
-    @inlinable
+    @inlinable @inline(__always)
     public func restBox(_ box: inout RestBox) -> Bool {
         box.limit(around: anchor, within: still)
         if useGyro { box.limitRotation(stillRate) }

@@ -108,7 +108,7 @@ public struct Movement: Sendable {
     }
 
     /// Whether the kiosk is moving, after this reading.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func update(_ s: Sample) -> Bool {
         let a = s.accel
         let x = Int64(a.x), y = Int64(a.y), z = Int64(a.z)
@@ -176,7 +176,7 @@ public struct Movement: Sendable {
     /// Narrows `box` to the readings for which `update` would only add the reading to the
     /// baseline's sums (`rest`): quiet, nothing in flight, before the baseline moves. False when
     /// there is something in flight.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func restBox(_ box: inout RestBox) -> Bool {
         // At rest, the last reading took update's early way out, which leaves the velocity and
         // the turn at zero and no episode open.
@@ -281,7 +281,7 @@ public struct Movement: Sendable {
 
     /// Whether an axis's reading crossed from past the dead zone on one side to past it on the
     /// other.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func reversed(_ ex: Int64, _ ey: Int64, _ ez: Int64) -> Bool {
         let fx = Self.crossed(&sx, ex), fy = Self.crossed(&sy, ey), fz = Self.crossed(&sz, ez)
         return fx || fy || fz

@@ -30,7 +30,7 @@ public struct RestBox: Sendable {
     }
 
     /// Keeps the readings within `band` of `center` on every axis.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func limit(around center: Vec3, within band: Int32) {
         let b = Int64(band)
         limit(lo: (Int64(center.x) - b, Int64(center.y) - b, Int64(center.z) - b),
@@ -38,25 +38,25 @@ public struct RestBox: Sendable {
     }
 
     /// Keeps the readings within [`lo`, `hi`] on every axis.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func limit(lo l: (Int64, Int64, Int64), hi h: (Int64, Int64, Int64)) {
         lo = (Swift.max(lo.x, l.0), Swift.max(lo.y, l.1), Swift.max(lo.z, l.2))
         hi = (Swift.min(hi.x, h.0), Swift.min(hi.y, h.1), Swift.min(hi.z, h.2))
     }
 
     /// Keeps the readings whose z is at least `lo` and at most `hi`.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func limitZ(lo l: Int64 = .min, hi h: Int64 = .max) {
         lo.z = Swift.max(lo.z, l)
         hi.z = Swift.min(hi.z, h)
     }
 
     /// Keeps the rotation within ±`limit` mdps on every axis.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func limitRotation(_ limit: Int32) { rotation = Swift.min(rotation, Swift.max(limit, 0)) }
 
     /// Keeps the samples before `t`, µs.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func limitTime(_ t: Int64) { until = Swift.min(until, t) }
 
     /// Whether no reading is left.

@@ -107,7 +107,7 @@ public struct Tamper: Sendable {
     /// gravity estimate held at `gravity` (it is: the rest path runs only within the estimate's
     /// still band). False while something is in flight. `renewing`: the estimate is the one the
     /// last box was made with (the rest path went on), so whether it is tilted is known.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func restBox(_ box: inout RestBox, gravity g: Vec3, renewing: Bool = false) -> Bool {
         guard armed else { return true }
         guard bucketEnd != .min && movement.restBox(&box) else { return false }
