@@ -270,35 +270,69 @@ public struct JSONParser {
 public enum JSONText {
     /// `s` as a JSON string literal, quotes included.
     public static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let h = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else {
-                    out.unicodeScalars.append(u)
+        var out = ""
+        quote(s, into: &out)
+        return out
+    }
+
+    /// Appends `s` as a JSON string literal, quotes included, to `out`. A string with nothing to
+    /// escape (no quote, backslash or control character: every key and nearly every value) is
+    /// appended whole.
+    public static func quote(_ s: String, into out: inout String) {
+        out += "\""
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            out += s
+        } else {
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                default:
+                    if u.value < 0x20 {
+                        let h = String(u.value, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                    } else {
+                        out.unicodeScalars.append(u)
+                    }
                 }
             }
         }
-        return out + "\""
+        out += "\""
     }
 
     /// Renders a value (compact, keys in their order).
     public static func render(_ v: JSON) -> String {
+        var out = ""
+        render(v, into: &out)
+        return out
+    }
+
+    /// Appends a value, rendered compact with its keys in their order, to `out`.
+    public static func render(_ v: JSON, into out: inout String) {
         switch v {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .number(let n): return n
-        case .string(let s): return quote(s)
-        case .array(let a): return "[" + a.map { render($0.value) }.joined(separator: ",") + "]"
-        case .object(let o): return "{" + o.map { quote($0.key) + ":" + render($0.value.value) }.joined(separator: ",") + "}"
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += n
+        case .string(let s): quote(s, into: &out)
+        case .array(let a):
+            out += "["
+            for (i, e) in a.enumerated() {
+                if i > 0 { out += "," }
+                render(e.value, into: &out)
+            }
+            out += "]"
+        case .object(let o):
+            out += "{"
+            for (i, m) in o.enumerated() {
+                if i > 0 { out += "," }
+                quote(m.key, into: &out)
+                out += ":"
+                render(m.value.value, into: &out)
+            }
+            out += "}"
         }
     }
 }
