@@ -70,7 +70,7 @@ public struct Tamper: Sendable {
         return closeBucket(s.t, gravity)
     }
 
-    @usableFromInline
+    @inlinable @inline(__always)
     mutating func closeBucket(_ t: Int64, _ g: Vec3) -> Bool {
         if bucketEnd == .min {
             bucketEnd = t + Tamper.bucketMicros
