@@ -88,7 +88,6 @@ public struct JoltShake: Sendable {
     /// within this of the first, µs, and reaches `pairLevel2`.
     public static let pairHalfMicros: Int64 = 200_000
 
-
     /// The began / ended / cancelled lifecycle.
     public var lifecycle: GestureLifecycle { _lifecycle }
     @usableFromInline var _lifecycle: GestureLifecycle

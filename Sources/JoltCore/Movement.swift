@@ -98,13 +98,10 @@ public struct Movement: Sendable {
     public mutating func restart() {
         started = false
         resting = false
-        vx = 0; vy = 0; vz = 0
-        since = .min
+        hush()
         quietFrom = .min
         lastReversal = .min
         sx = 0; sy = 0; sz = 0
-        lx = 0; ly = 0; lz = 0
-        turnSince = .min
     }
 
     /// Whether the kiosk is moving, after this reading.
