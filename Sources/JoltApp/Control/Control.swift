@@ -100,8 +100,13 @@ final class ControlServer {
     var pollFDs: [Int32] { [fd] + clients.map(\.fd) }
 
     /// Accepts new connections, reads what clients sent, and answers each complete line with
-    /// `handler`. Clients silent for 2 s are dropped. Never blocks.
-    func service(now: Int64, handler: (String) -> String) {
+    /// `handler`. A client without a whole line after 1 s is dropped. Never blocks.
+    ///
+    /// A client's second is real time, on the monotonic clock, whatever clock the run follows:
+    /// on simulated time (`--fast`) a second of the run passes in a few milliseconds, and a
+    /// client that connected and had not yet sent its line would be dropped unanswered.
+    func service(handler: (String) -> String) {
+        let now = Sys.monotonicMicros()
         while let c = UnixSocket.accept(fd) {
             guard let peer = UnixSocket.peer(c), allowed(uid: peer.uid, gid: peer.gid) else {
                 let no = ControlReply.refusal("not allowed: only root, the service's user and its group may use this socket") + "\n"
@@ -273,9 +278,13 @@ enum ControlClient {
             }
             defer { UnixSocket.close(fd) }
             UnixSocket.setReceiveTimeout(fd, micros: 5_000_000)
+            let asked = Sys.monotonicMicros()
             UnixSocket.sendAll(fd, Array((command + "\n").utf8))
             let reply = UnixSocket.receiveLine(fd)
             guard let nl = reply.firstIndex(of: 0x0A) else {
+                if Sys.monotonicMicros() - asked < 4_900_000 {
+                    throw JoltError(.tempFailure, "jolt at \(path) closed the connection without answering (stopping, or too many clients): try again")
+                }
                 throw JoltError(.tempFailure, "jolt at \(path) did not answer within 5 s")
             }
             return String(decoding: reply[..<nl], as: UTF8.self)

@@ -39,7 +39,7 @@ extension RunCommand {
             while true {
                 if let outcome = r.wait(until: engine.nextPoll) { return outcome }
                 let now = r.clock.now
-                r.answer(now: now, detectors: &d)
+                r.answer(detectors: &d)
                 if now < engine.nextPoll { continue }   // woken early by a request
                 r.stats.wakeups += 1
                 if r.watcher?.woke(now: now) == true { return .done }
@@ -92,8 +92,8 @@ extension RunCommand {
 
     /// Everything that is not the chip: control requests, MQTT commands, the watchdog, the key
     /// switch.
-    func answer<D: SampleDetector>(now: Int64, detectors d: inout D) {
-        control?.service(now: now) { line in self.control(line, detectors: &d) }
+    func answer<D: SampleDetector>(detectors d: inout D) {
+        control?.service { line in self.control(line, detectors: &d) }
         mqttCommands(detectors: &d)
         notifier.watchdog(now: Sys.monotonicMicros())
         readKeySwitch(&d)
