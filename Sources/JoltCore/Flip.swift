@@ -24,7 +24,7 @@ public struct JoltFlip: Sendable {
     @usableFromInline var lastNotDown: Int64 = .min
     @usableFromInline var releaseSince: Int64 = .min
     /// Whether the device is face down (as last reported).
-    public var isFaceDown: Bool { _isFaceDown }
+    @inlinable public var isFaceDown: Bool { _isFaceDown }
     @usableFromInline var _isFaceDown: Bool = false
 
     /// A detector with `settings`; `gyro` says whether samples carry rotation rate.
@@ -47,7 +47,7 @@ public struct JoltFlip: Sendable {
             anchor = a
             stillSince = s.t
         }
-        if isFaceDown {
+        if _isFaceDown {
             if a.z > releaseZ {
                 if releaseSince == .min { releaseSince = s.t }
                 if s.t - releaseSince >= release {
@@ -80,7 +80,7 @@ public struct JoltFlip: Sendable {
     public func restBox(_ box: inout RestBox) -> Bool {
         box.limit(around: anchor, within: still)
         if useGyro { box.limitRotation(stillRate) }
-        if isFaceDown {
+        if _isFaceDown {
             guard releaseSince == .min else { return false }
             box.limitZ(hi: Int64(releaseZ))
         } else {
@@ -111,7 +111,7 @@ public struct PhoneFlip: Sendable {
     @usableFromInline let window: Int64
     @usableFromInline var lastFast: Int64 = .min
     /// Whether the device is face down (as last reported).
-    public var isFaceDown: Bool { _isFaceDown }
+    @inlinable public var isFaceDown: Bool { _isFaceDown }
     @usableFromInline var _isFaceDown: Bool = false
 
     /// A detector with the phone settings.
@@ -125,7 +125,7 @@ public struct PhoneFlip: Sendable {
     @inlinable
     public mutating func update(_ s: Sample) -> FaceState? {
         if s.gyro.lengthSquared > rate2 { lastFast = s.t }
-        if !isFaceDown {
+        if !_isFaceDown {
             if s.accel.z < -z && lastFast != .min && s.t - lastFast <= window {
                 _isFaceDown = true
                 return .faceDown
@@ -156,7 +156,7 @@ public struct AndroidFlip: Sendable {
     @usableFromInline var lastMove: Int64 = .min
     @usableFromInline var downSince: Int64 = .min
     /// Whether the device is face down (as last reported).
-    public var isFaceDown: Bool { _isFaceDown }
+    @inlinable public var isFaceDown: Bool { _isFaceDown }
     @usableFromInline var _isFaceDown: Bool = false
 
     /// A detector with the phone settings.

@@ -89,10 +89,10 @@ public struct JoltShake: Sendable {
     public static let pairHalfMicros: Int64 = 200_000
 
     /// The began / ended / cancelled lifecycle.
-    public var lifecycle: GestureLifecycle { _lifecycle }
+    @inlinable public var lifecycle: GestureLifecycle { _lifecycle }
     @usableFromInline var _lifecycle: GestureLifecycle
     /// The largest lobe peak of the current (or last) shake, squared, mg².
-    public var shakePeak2: Int64 { _shakePeak2 }
+    @inlinable public var shakePeak2: Int64 { _shakePeak2 }
     @usableFromInline var _shakePeak2: Int64 = 0
 
     /// A detector with `settings`; times are converted to µs.
@@ -149,11 +149,11 @@ public struct JoltShake: Sendable {
         } else if m2 >= hysteresis2 {
             (recognised, evidence) = startLobe(d, m2, s.t)
         }
-        if !recognised && !lifecycle.needsUpdate { return nil }
+        if !recognised && !_lifecycle.needsUpdate { return nil }
         let phase = _lifecycle.update(t: s.t, recognised: recognised, evidence: evidence)
         if phase == .began {
             _shakePeak2 = max(peak2, lastPeak2)
-        } else if lifecycle.isActive && m2 > shakePeak2 {
+        } else if _lifecycle.isActive && m2 > _shakePeak2 {
             _shakePeak2 = m2
         }
         return phase
@@ -270,7 +270,7 @@ public struct JoltShake: Sendable {
     @inlinable
     public func restBox(_ box: inout RestBox, gravity: Vec3) -> Bool {
         let band = Int64(GravityFilter.stillBandMilliG)
-        return !open && lastCountedEnd != .min && !lifecycle.needsUpdate && 3 * band * band < hysteresis2
+        return !open && lastCountedEnd != .min && !_lifecycle.needsUpdate && 3 * band * band < hysteresis2
     }
 
     /// Forgets all motion history, without an event (a gap in the data).
