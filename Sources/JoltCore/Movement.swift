@@ -15,6 +15,17 @@
 /// — what a customer's lean does. So the reading's turn across gravity is followed too: past
 /// 30 mg (about 1.7°), low-passed and held the same way for 60 ms, it is the start of a tilt.
 ///
+/// Two rules keep the baseline where the kiosk is and let the detector come to rest. A reading
+/// off the baseline (past the quiet band) that stays within 40 mg of one place for 1 s is a
+/// kiosk standing somewhere the baseline is not — turned over, tipped, or the baseline left
+/// behind by a ride in a pocket — and the baseline is put there: until then the detector is blind
+/// (every reading a jolt away) or integrates a push that is not there. A theft is not still for
+/// a second before it moves the velocity past `speed` (a push past the dead zone that would take
+/// longer is one the leak holds under it for good), and a tilt away from the armed orientation is
+/// the tilt test's, which this does not touch. And on a quiet reading, a velocity under 1 mm/s
+/// and a turn under 1 mg are nothing in flight: they would take seconds more to leak away to
+/// exactly zero, and until they do the kiosk never rests (the set's rest path waits for it).
+///
 /// Integers only; every product stays below 2^63 for any reading a chip or a trace gives
 /// (velocities are kept within ±10 m/s, 10^9 mg·µs, so a squared speed is at most 3·10^18), and
 /// the arithmetic wraps rather than trap past that, as the core's per-sample arithmetic does:
@@ -77,6 +88,18 @@ public struct Movement: Sendable {
     /// Readings past ±2000 g (no chip reads that; a trace may say anything) count as ±2000 g in
     /// the turn, so that its products stay in range.
     @usableFromInline static let lim: Int64 = 2_000_000
+    /// A reading off the baseline that stays within this of one place (mg, every axis; past a
+    /// chip's noise, under any theft's stroke) for `settleMicros` puts the baseline there.
+    public static let settleBandMilliG: Int64 = 40
+    public static let settleMicros: Int64 = 1_000_000
+    /// On a quiet reading, a velocity under this (mg·µs, about 1 mm/s) and a turn under 1 mg
+    /// (Q8) on every axis are nothing in flight.
+    public static let restVelocity: Int64 = 100_000
+    public static let restTurn: Int64 = 256
+    /// Where a reading off the baseline stopped, and since when it has stayed within
+    /// `settleBandMilliG` of there (.min: the last reading was quiet).
+    @usableFromInline var hx: Int64 = 0, hy: Int64 = 0, hz: Int64 = 0
+    @usableFromInline var heldSince: Int64 = .min
 
     /// A detector for samples every `periodMicros` that calls `speedMMs` (mm/s) held for
     /// `holdMillis` a move.
@@ -101,6 +124,7 @@ public struct Movement: Sendable {
         hush()
         quietFrom = .min
         lastReversal = .min
+        heldSince = .min
         sx = 0; sy = 0; sz = 0
     }
 
@@ -127,16 +151,27 @@ public struct Movement: Sendable {
             quietFrom = s.t + Self.ringMicros
             if reversed(ex, ey, ez) { lastReversal = s.t }
             hush()
+            if settled(x, y, z, s.t) { reseat(x, y, z, at: s.t) }
             return false
         }
         let band = Self.turnBandMilliG
         let quiet = ex.magnitude <= band.magnitude && ey.magnitude <= band.magnitude && ez.magnitude <= band.magnitude
-        if quiet && vx == 0 && vy == 0 && vz == 0 && lx == 0 && ly == 0 && lz == 0 {
-            // At rest: nothing past the noise band and nothing in flight, so no sign, jolt,
-            // velocity or turn can change — the full path below would end the same way.
-            since = .min
-            turnSince = .min
-            resting = true
+        if quiet {
+            heldSince = .min
+            if Self.tiny(vx, vy, vz, Self.restVelocity) && Self.tiny(lx, ly, lz, Self.restTurn) {
+                // At rest: nothing past the noise band and nothing in flight (what is left
+                // would only leak away), so no sign, jolt, velocity or turn can change — the
+                // full path below would end the same way.
+                vx = 0; vy = 0; vz = 0
+                lx = 0; ly = 0; lz = 0
+                since = .min
+                turnSince = .min
+                resting = true
+                return false
+            }
+        } else if settled(x, y, z, s.t) {
+            reseat(x, y, z, at: s.t)
+            resting = false
             return false
         }
         resting = false
@@ -159,6 +194,40 @@ public struct Movement: Sendable {
             dx = vx; dy = vy; dz = vz
         }
         return turned || s.t - since >= hold
+    }
+
+    /// Whether every axis of a velocity or a turn is under `floor`.
+    @inlinable @inline(__always)
+    static func tiny(_ x: Int64, _ y: Int64, _ z: Int64, _ floor: Int64) -> Bool {
+        x.magnitude < floor.magnitude && y.magnitude < floor.magnitude && z.magnitude < floor.magnitude
+    }
+
+    /// Whether a reading off the baseline has stayed within `settleBandMilliG` of one place for
+    /// `settleMicros`; otherwise it becomes that place.
+    @inlinable @inline(__always)
+    mutating func settled(_ x: Int64, _ y: Int64, _ z: Int64, _ t: Int64) -> Bool {
+        let b = Self.settleBandMilliG
+        if heldSince != .min && (x &- hx).magnitude <= b.magnitude && (y &- hy).magnitude <= b.magnitude
+            && (z &- hz).magnitude <= b.magnitude
+        {
+            return t &- heldSince >= Self.settleMicros
+        }
+        hx = x; hy = y; hz = z
+        heldSince = t
+        return false
+    }
+
+    /// Puts the baseline at a reading where the kiosk has stood still off it: nothing in flight,
+    /// no hold, the baseline's sums started afresh.
+    @inlinable @inline(never)
+    mutating func reseat(_ x: Int64, _ y: Int64, _ z: Int64, at t: Int64) {
+        bx = x << 16; by = y << 16; bz = z << 16
+        across()
+        ax = 0; ay = 0; az = 0; an = 0
+        due = t &+ Self.batchMicros
+        quietFrom = .min
+        heldSince = .min
+        hush()
     }
 
     /// In a jolt's or a ring's hold: no velocity, no turn.

@@ -16,6 +16,9 @@ struct FloatMovement {
     let turnLimit: Real = 0.030, turnHold: Int64 = 60_000, band: Real = 0.017, lp: Real
     var l: (Real, Real, Real) = (0, 0, 0), turnDir: (Real, Real, Real) = (0, 0, 0)
     var turnSince: Int64 = .min
+    /// Off the baseline and still (within 40 mg for 1 s): the baseline moves there.
+    let settleBand: Real = 0.040, settleTime: Int64 = 1_000_000
+    var held: (Real, Real, Real) = (0, 0, 0), heldSince: Int64 = .min
 
     init(_ s: DetectionSettings) {
         period = Real(s.periodMicros) / 1e6
@@ -33,6 +36,33 @@ struct FloatMovement {
         signs = (0, 0, 0)
         l = (0, 0, 0)
         turnSince = .min
+        heldSince = .min
+    }
+
+    mutating func hush() {
+        v = (0, 0, 0)
+        since = .min
+        l = (0, 0, 0)
+        turnSince = .min
+    }
+
+    /// Whether a reading off the baseline has stayed within 40 mg of one place for 1 s.
+    mutating func settled(_ t: Int64, _ a: (Real, Real, Real)) -> Bool {
+        if heldSince != .min && max(abs(a.0 - held.0), abs(a.1 - held.1), abs(a.2 - held.2)) <= settleBand {
+            return t - heldSince >= settleTime
+        }
+        held = a
+        heldSince = t
+        return false
+    }
+
+    mutating func reseat(_ t: Int64, _ a: (Real, Real, Real)) {
+        b = a
+        sum = (0, 0, 0); n = 0
+        due = t + 2_000_000
+        quietFrom = .min
+        heldSince = .min
+        hush()
     }
 
     /// The turn across gravity past 30 mg, low-passed, held the same way for 60 ms.
@@ -76,7 +106,21 @@ struct FloatMovement {
             sum = (0, 0, 0); n = 0
             due = t + 2_000_000
         }
-        if max(abs(e.0), abs(e.1), abs(e.2)) > shock { quietFrom = t + 250_000 }
+        let size = max(abs(e.0), abs(e.1), abs(e.2))
+        let jolt = size > shock
+        if jolt {
+            quietFrom = t + 250_000
+        } else if size <= band {
+            heldSince = .min
+            // What is left in flight on a quiet reading, under 1 mm/s and 1 mg, is nothing.
+            if max(abs(v.0), abs(v.1), abs(v.2)) < 1e-4 && max(abs(l.0), abs(l.1), abs(l.2)) < 0.001 {
+                v = (0, 0, 0)
+                l = (0, 0, 0)
+            }
+        } else if settled(t, a) {
+            reseat(t, a)
+            return false
+        }
         func sign(_ x: Real) -> Int { x > dead ? 1 : (x < -dead ? -1 : 0) }
         var flipped = false
         func follow(_ x: Real, _ last: inout Int) {
@@ -89,10 +133,8 @@ struct FloatMovement {
             lastReversal = t
         }
         if quietFrom != .min && t < quietFrom {
-            v = (0, 0, 0)
-            since = .min
-            l = (0, 0, 0)
-            turnSince = .min
+            hush()
+            if jolt && settled(t, a) { reseat(t, a) }
             return false
         }
         let turned = turning(t, e)

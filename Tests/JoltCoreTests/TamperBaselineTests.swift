@@ -104,6 +104,48 @@ struct MovementTests {
         #expect(lean.fired == nil && lean.speeds.allSatisfy { $0 == 0 })
     }
 
+    /// Readings every 10 ms of `accel(t)` (mg) for `seconds`: when the movement said moving, and
+    /// the first time from `restFrom` s on that it was at rest (its rest box available).
+    func follow(seconds: Double, restFrom: Double = .infinity, _ accel: (Double) -> Vec3) -> (fired: [Int64], restedAt: Double?) {
+        var m = Movement(periodMicros: 10_000, speedMMs: 20, holdMillis: 120)
+        var fired: [Int64] = [], rested: Double?
+        for i in 0..<Int(seconds * 100) {
+            let t = Double(i) / 100
+            if m.update(Sample(t: Int64(i) * 10_000, accel: accel(t))) { fired.append(Int64(i) * 10_000) }
+            var box = RestBox()
+            if rested == nil && t >= restFrom && m.restBox(&box) { rested = t }
+        }
+        return (fired, rested)
+    }
+
+    @Test("a kiosk standing still off its baseline for 1 s puts the baseline there: turned over, it sees a slide again; left tilted, it stops integrating a push that is not there")
+    func settles() throws {
+        // Level, turned face down at 1 s (every reading a jolt from the old baseline), still,
+        // then slid sideways at 2.5 s as in `moves`: seen within 0.4 s.
+        let over = follow(seconds: 5) { t in
+            let push = t >= 2.5 && t < 2.7 ? 150 * sin(.pi * (t - 2.5) / 0.2) : 0
+            return t < 1 ? Vec3(0, 0, 1000) : Vec3(Int32(push.rounded()), 0, -1000)
+        }
+        let first = try #require(over.fired.first, "the slide of a kiosk turned over is seen")
+        #expect(first >= 2_500_000 && first <= 2_900_000, "fired at \(first) µs")
+        // Left tilted by 6° (100 mg sideways, a baseline 20 s behind): a push that is not there
+        // fires at first, then not once the baseline has moved there, and the detector rests.
+        let tilted = follow(seconds: 6, restFrom: 1) { t in t < 1 ? Vec3(0, 0, 1000) : Vec3(105, 0, 995) }
+        #expect(!tilted.fired.isEmpty && tilted.fired.allSatisfy { $0 < 2_100_000 }, "\(tilted.fired)")
+        #expect(tilted.restedAt.map { $0 <= 2.1 } == true, "rested at \(String(describing: tilted.restedAt)) s")
+    }
+
+    @Test("a nudge's velocity (60 mg for 50 ms, under the speed) is nothing in flight once under 1 mm/s: at rest within 1.5 s, not seconds later")
+    func nudgeRests() throws {
+        let nudge = follow(seconds: 8, restFrom: 1.05) { t in
+            let p = t >= 1 && t < 1.05 ? 60 * sin(.pi * (t - 1) / 0.05) : 0
+            return Vec3(Int32(p.rounded()), 0, 1000)
+        }
+        #expect(nudge.fired.isEmpty)
+        let rested = try #require(nudge.restedAt)
+        #expect(rested <= 2.5, "at rest at \(rested) s")
+    }
+
     @Test("readings at the ends of Int32 never trap, at the slowest rate and the fastest: they are jolts, and hold it quiet")
     func extremes() {
         for period: Int64 in [80_000, 1_000] {
