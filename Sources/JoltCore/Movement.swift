@@ -90,15 +90,15 @@ public struct Movement: Sendable {
     @usableFromInline static let lim: Int64 = 2_000_000
     /// A reading off the baseline that stays within this of one place (mg, every axis; past a
     /// chip's noise, under any theft's stroke) for `settleMicros` puts the baseline there.
-    public static let settleBandMilliG: Int64 = 40
+    public static let settleBandMilliG: Int32 = 40
     public static let settleMicros: Int64 = 1_000_000
-    /// On a quiet reading, a velocity under this (mg·µs, about 1 mm/s) and a turn under 1 mg
-    /// (Q8) on every axis are nothing in flight.
-    public static let restVelocity: Int64 = 100_000
-    public static let restTurn: Int64 = 256
+    /// On a quiet reading, a velocity within ±2^17 mg·µs (1.3 mm/s) and a turn within ±2^8 (1 mg
+    /// in Q8) on every axis are nothing in flight (powers of two: one mask test each).
+    public static let restVelocity: Int64 = 1 << 17
+    public static let restTurn: Int64 = 1 << 8
     /// Where a reading off the baseline stopped, and since when it has stayed within
     /// `settleBandMilliG` of there (.min: the last reading was quiet).
-    @usableFromInline var hx: Int64 = 0, hy: Int64 = 0, hz: Int64 = 0
+    @usableFromInline var held = Vec3.zero
     @usableFromInline var heldSince: Int64 = .min
 
     /// A detector for samples every `periodMicros` that calls `speedMMs` (mm/s) held for
@@ -143,18 +143,8 @@ public struct Movement: Sendable {
         let ex = x &- (bx >> 16), ey = y &- (by >> 16), ez = z &- (bz >> 16)
         ax &+= x; ay &+= y; az &+= z; an &+= 1
         if s.t >= due { moveBaseline(at: s.t) }
-        let shock = Int64(Self.shockMilliG)
-        if ex.magnitude > shock.magnitude || ey.magnitude > shock.magnitude || ez.magnitude > shock.magnitude {
-            // A jolt: nothing moves for `ringMicros` from now, whatever else this reading says
-            // (a reversal in it only dates the next).
-            resting = false
-            quietFrom = s.t + Self.ringMicros
-            if reversed(ex, ey, ez) { lastReversal = s.t }
-            hush()
-            if settled(x, y, z, s.t) { reseat(x, y, z, at: s.t) }
-            return false
-        }
-        let band = Self.turnBandMilliG
+        let shock = Int64(Self.shockMilliG), band = Self.turnBandMilliG
+        let jolt = ex.magnitude > shock.magnitude || ey.magnitude > shock.magnitude || ez.magnitude > shock.magnitude
         let quiet = ex.magnitude <= band.magnitude && ey.magnitude <= band.magnitude && ez.magnitude <= band.magnitude
         if quiet {
             heldSince = .min
@@ -169,9 +159,19 @@ public struct Movement: Sendable {
                 resting = true
                 return false
             }
-        } else if settled(x, y, z, s.t) {
+        } else if settled(a, s.t) {
+            // Still off the baseline for a second (a jolt away, or not): the baseline goes there.
             reseat(x, y, z, at: s.t)
             resting = false
+            return false
+        }
+        if jolt {
+            // A jolt: nothing moves for `ringMicros` from now, whatever else this reading says
+            // (a reversal in it only dates the next).
+            resting = false
+            quietFrom = s.t + Self.ringMicros
+            if reversed(ex, ey, ez) { lastReversal = s.t }
+            hush()
             return false
         }
         resting = false
@@ -196,23 +196,19 @@ public struct Movement: Sendable {
         return turned || s.t - since >= hold
     }
 
-    /// Whether every axis of a velocity or a turn is under `floor`.
+    /// Whether every axis of a velocity or a turn is within [-`bound`, `bound`), `bound` a power
+    /// of two: each shifted by it is under 2·`bound`, and so is their bitwise or.
     @inlinable @inline(__always)
-    static func tiny(_ x: Int64, _ y: Int64, _ z: Int64, _ floor: Int64) -> Bool {
-        x.magnitude < floor.magnitude && y.magnitude < floor.magnitude && z.magnitude < floor.magnitude
+    static func tiny(_ x: Int64, _ y: Int64, _ z: Int64, _ bound: Int64) -> Bool {
+        (UInt64(bitPattern: x &+ bound) | UInt64(bitPattern: y &+ bound) | UInt64(bitPattern: z &+ bound)) < UInt64(bitPattern: bound << 1)
     }
 
     /// Whether a reading off the baseline has stayed within `settleBandMilliG` of one place for
     /// `settleMicros`; otherwise it becomes that place.
     @inlinable @inline(__always)
-    mutating func settled(_ x: Int64, _ y: Int64, _ z: Int64, _ t: Int64) -> Bool {
-        let b = Self.settleBandMilliG
-        if heldSince != .min && (x &- hx).magnitude <= b.magnitude && (y &- hy).magnitude <= b.magnitude
-            && (z &- hz).magnitude <= b.magnitude
-        {
-            return t &- heldSince >= Self.settleMicros
-        }
-        hx = x; hy = y; hz = z
+    mutating func settled(_ a: Vec3, _ t: Int64) -> Bool {
+        if heldSince != .min && (a - held).within(Self.settleBandMilliG) { return t &- heldSince >= Self.settleMicros }
+        held = a
         heldSince = t
         return false
     }

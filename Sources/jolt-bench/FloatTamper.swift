@@ -108,12 +108,11 @@ struct FloatMovement {
         }
         let size = max(abs(e.0), abs(e.1), abs(e.2))
         let jolt = size > shock
-        if jolt {
-            quietFrom = t + 250_000
-        } else if size <= band {
+        if size <= band {
             heldSince = .min
             // What is left in flight on a quiet reading, under 1 mm/s and 1 mg, is nothing.
-            if max(abs(v.0), abs(v.1), abs(v.2)) < 1e-4 && max(abs(l.0), abs(l.1), abs(l.2)) < 0.001 {
+            // (±2^17 mg·µs and ±2^8 in Q8 mg in the fixed-point detector.)
+            if max(abs(v.0), abs(v.1), abs(v.2)) < 1.31072e-4 && max(abs(l.0), abs(l.1), abs(l.2)) < 0.001 {
                 v = (0, 0, 0)
                 l = (0, 0, 0)
             }
@@ -121,6 +120,7 @@ struct FloatMovement {
             reseat(t, a)
             return false
         }
+        if jolt { quietFrom = t + 250_000 }
         func sign(_ x: Real) -> Int { x > dead ? 1 : (x < -dead ? -1 : 0) }
         var flipped = false
         func follow(_ x: Real, _ last: inout Int) {
@@ -134,7 +134,6 @@ struct FloatMovement {
         }
         if quietFrom != .min && t < quietFrom {
             hush()
-            if jolt && settled(t, a) { reseat(t, a) }
             return false
         }
         let turned = turning(t, e)
