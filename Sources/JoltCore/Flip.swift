@@ -82,9 +82,9 @@ public struct JoltFlip: Sendable {
         if useGyro { box.limitRotation(stillRate) }
         if _isFaceDown {
             guard releaseSince == .min else { return false }
-            box.limitZ(hi: Int64(releaseZ))
+            box.limitZ(hi: releaseZ)
         } else {
-            box.limitZ(lo: Int64(releaseZ) + 1)
+            box.limitZ(lo: releaseZ &+ 1)
         }
         return true
     }

@@ -243,9 +243,9 @@ public struct Movement: Sendable {
         // At rest, the last reading took update's early way out, which leaves the velocity and
         // the turn at zero and no episode open.
         guard resting else { return false }
-        let band = Self.turnBandMilliG
-        box.limit(lo: ((bx >> 16) - band, (by >> 16) - band, (bz >> 16) - band),
-                  hi: ((bx >> 16) + band, (by >> 16) + band, (bz >> 16) + band))
+        // The baseline is within the range of the readings it follows, so within Int32's.
+        let center = Vec3(Int32(truncatingIfNeeded: bx >> 16), Int32(truncatingIfNeeded: by >> 16), Int32(truncatingIfNeeded: bz >> 16))
+        box.limit(around: center, within: Int32(Self.turnBandMilliG))
         box.limitTime(due)
         return true
     }

@@ -3,11 +3,12 @@
 /// when it holds. Each detector narrows it from its own state after a full update
 /// (`restBox`); while the next samples fall inside it, `DetectorSet` takes its rest path.
 ///
-/// Bounds are Int64, so that one past the Int32 range narrows the box (or empties it) instead
-/// of wrapping.
+/// Bounds are Int32, as readings are. A bound worked out past the Int32 range (a centre within
+/// a band of its end) wraps to the far side of the other bound, which empties the box: such a
+/// sample takes the full path, whose events the rest path only ever repeats.
 public struct RestBox: Sendable {
-    public var lo: (x: Int64, y: Int64, z: Int64)
-    public var hi: (x: Int64, y: Int64, z: Int64)
+    public var lo: Vec3
+    public var hi: Vec3
     /// Rotation, mdps, that every axis must stay within.
     public var rotation: Int32
     /// The samples before this time (µs) may take the rest path.
@@ -16,8 +17,8 @@ public struct RestBox: Sendable {
     /// Every reading, for ever.
     @inlinable
     public init() {
-        lo = (Int64(Int32.min), Int64(Int32.min), Int64(Int32.min))
-        hi = (Int64(Int32.max), Int64(Int32.max), Int64(Int32.max))
+        lo = Vec3(.min, .min, .min)
+        hi = Vec3(.max, .max, .max)
         rotation = 1 << 30
         until = .max
     }
@@ -29,24 +30,22 @@ public struct RestBox: Sendable {
         return b
     }
 
-    /// Keeps the readings within `band` of `center` on every axis.
+    /// Keeps the readings within `band` (≥ 0) of `center` on every axis.
     @inlinable @inline(__always)
     public mutating func limit(around center: Vec3, within band: Int32) {
-        let b = Int64(band)
-        limit(lo: (Int64(center.x) - b, Int64(center.y) - b, Int64(center.z) - b),
-              hi: (Int64(center.x) + b, Int64(center.y) + b, Int64(center.z) + b))
+        limit(lo: center - Vec3(band, band, band), hi: center + Vec3(band, band, band))
     }
 
     /// Keeps the readings within [`lo`, `hi`] on every axis.
     @inlinable @inline(__always)
-    public mutating func limit(lo l: (Int64, Int64, Int64), hi h: (Int64, Int64, Int64)) {
-        lo = (Swift.max(lo.x, l.0), Swift.max(lo.y, l.1), Swift.max(lo.z, l.2))
-        hi = (Swift.min(hi.x, h.0), Swift.min(hi.y, h.1), Swift.min(hi.z, h.2))
+    public mutating func limit(lo l: Vec3, hi h: Vec3) {
+        lo = Vec3(Swift.max(lo.x, l.x), Swift.max(lo.y, l.y), Swift.max(lo.z, l.z))
+        hi = Vec3(Swift.min(hi.x, h.x), Swift.min(hi.y, h.y), Swift.min(hi.z, h.z))
     }
 
     /// Keeps the readings whose z is at least `lo` and at most `hi`.
     @inlinable @inline(__always)
-    public mutating func limitZ(lo l: Int64 = .min, hi h: Int64 = .max) {
+    public mutating func limitZ(lo l: Int32 = .min, hi h: Int32 = .max) {
         lo.z = Swift.max(lo.z, l)
         hi.z = Swift.min(hi.z, h)
     }
@@ -84,10 +83,10 @@ public struct RestGate: Sendable {
     @inlinable @inline(never)
     public init(_ box: RestBox) {
         guard !box.isEmpty else { return }
-        // Within the Int32 range (every limit only narrows RestBox()'s), so nothing truncates.
-        lo = Vec3(Int32(truncatingIfNeeded: box.lo.x), Int32(truncatingIfNeeded: box.lo.y), Int32(truncatingIfNeeded: box.lo.z))
-        span = (UInt32(truncatingIfNeeded: box.hi.x &- box.lo.x), UInt32(truncatingIfNeeded: box.hi.y &- box.lo.y),
-                UInt32(truncatingIfNeeded: box.hi.z &- box.lo.z))
+        // Not empty, so hi ≥ lo on every axis and the span fits a UInt32.
+        lo = box.lo
+        span = (UInt32(bitPattern: box.hi.x &- box.lo.x), UInt32(bitPattern: box.hi.y &- box.lo.y),
+                UInt32(bitPattern: box.hi.z &- box.lo.z))
         if box.rotation > 0 {
             let k = Swift.min(31 - Int32(box.rotation.leadingZeroBitCount), 30)   // 2^k ≤ rotation
             rotationBias = 1 << k
