@@ -94,8 +94,8 @@ public struct Movement: Sendable {
     public static let settleMicros: Int64 = 1_000_000
     /// On a quiet reading, a velocity within ±2^17 mg·µs (1.3 mm/s) and a turn within ±2^8 (1 mg
     /// in Q8) on every axis are nothing in flight (powers of two: one mask test each).
-    public static let restVelocity: Int64 = 1 << 17
-    public static let restTurn: Int64 = 1 << 8
+    public static let restVelocity: Int64 = 131_072
+    public static let restTurn: Int64 = 256
     /// Where a reading off the baseline stopped, and since when it has stayed within
     /// `settleBandMilliG` of there (.min: the last reading was quiet).
     @usableFromInline var held = Vec3.zero
@@ -143,36 +143,42 @@ public struct Movement: Sendable {
         let ex = x &- (bx >> 16), ey = y &- (by >> 16), ez = z &- (bz >> 16)
         ax &+= x; ay &+= y; az &+= z; an &+= 1
         if s.t >= due { moveBaseline(at: s.t) }
-        let shock = Int64(Self.shockMilliG), band = Self.turnBandMilliG
-        let jolt = ex.magnitude > shock.magnitude || ey.magnitude > shock.magnitude || ez.magnitude > shock.magnitude
+        let band = Self.turnBandMilliG
         let quiet = ex.magnitude <= band.magnitude && ey.magnitude <= band.magnitude && ez.magnitude <= band.magnitude
         if quiet {
             heldSince = .min
-            if Self.tiny(vx, vy, vz, Self.restVelocity) && Self.tiny(lx, ly, lz, Self.restTurn) {
+            let none = vx | vy | vz | lx | ly | lz == 0
+            if none || (Self.tiny(vx, vy, vz, Self.restVelocity) && Self.tiny(lx, ly, lz, Self.restTurn)) {
                 // At rest: nothing past the noise band and nothing in flight (what is left
                 // would only leak away), so no sign, jolt, velocity or turn can change — the
                 // full path below would end the same way.
-                vx = 0; vy = 0; vz = 0
-                lx = 0; ly = 0; lz = 0
+                if !none {
+                    vx = 0; vy = 0; vz = 0
+                    lx = 0; ly = 0; lz = 0
+                }
                 since = .min
                 turnSince = .min
                 resting = true
                 return false
             }
-        } else if settled(a, s.t) {
-            // Still off the baseline for a second (a jolt away, or not): the baseline goes there.
-            reseat(x, y, z, at: s.t)
-            resting = false
-            return false
-        }
-        if jolt {
-            // A jolt: nothing moves for `ringMicros` from now, whatever else this reading says
-            // (a reversal in it only dates the next).
-            resting = false
-            quietFrom = s.t + Self.ringMicros
-            if reversed(ex, ey, ez) { lastReversal = s.t }
-            hush()
-            return false
+        } else {
+            if settled(a, s.t) {
+                // Still off the baseline for a second (a jolt away, or not): the baseline goes
+                // there.
+                reseat(x, y, z, at: s.t)
+                resting = false
+                return false
+            }
+            let shock = Int64(Self.shockMilliG)
+            if ex.magnitude > shock.magnitude || ey.magnitude > shock.magnitude || ez.magnitude > shock.magnitude {
+                // A jolt: nothing moves for `ringMicros` from now, whatever else this reading
+                // says (a reversal in it only dates the next).
+                resting = false
+                quietFrom = s.t + Self.ringMicros
+                if reversed(ex, ey, ez) { lastReversal = s.t }
+                hush()
+                return false
+            }
         }
         resting = false
         if reversed(ex, ey, ez) {
