@@ -145,41 +145,7 @@ public struct Movement: Sendable {
         if s.t >= due { moveBaseline(at: s.t) }
         let band = Self.turnBandMilliG
         let quiet = ex.magnitude <= band.magnitude && ey.magnitude <= band.magnitude && ez.magnitude <= band.magnitude
-        if quiet {
-            heldSince = .min
-            let none = vx | vy | vz | lx | ly | lz == 0
-            if none || (Self.tiny(vx, vy, vz, Self.restVelocity) && Self.tiny(lx, ly, lz, Self.restTurn)) {
-                // At rest: nothing past the noise band and nothing in flight (what is left
-                // would only leak away), so no sign, jolt, velocity or turn can change — the
-                // full path below would end the same way.
-                if !none {
-                    vx = 0; vy = 0; vz = 0
-                    lx = 0; ly = 0; lz = 0
-                }
-                since = .min
-                turnSince = .min
-                resting = true
-                return false
-            }
-        } else {
-            if settled(a, s.t) {
-                // Still off the baseline for a second (a jolt away, or not): the baseline goes
-                // there.
-                reseat(x, y, z, at: s.t)
-                resting = false
-                return false
-            }
-            let shock = Int64(Self.shockMilliG)
-            if ex.magnitude > shock.magnitude || ey.magnitude > shock.magnitude || ez.magnitude > shock.magnitude {
-                // A jolt: nothing moves for `ringMicros` from now, whatever else this reading
-                // says (a reversal in it only dates the next).
-                resting = false
-                quietFrom = s.t + Self.ringMicros
-                if reversed(ex, ey, ez) { lastReversal = s.t }
-                hush()
-                return false
-            }
-        }
+        if endsEarly(a, ex, ey, ez, quiet: quiet, at: s.t) { return false }
         resting = false
         if reversed(ex, ey, ez) {
             if lastReversal != .min && s.t - lastReversal < Self.ringMicros { quietFrom = s.t + Self.ringMicros }
@@ -200,6 +166,49 @@ public struct Movement: Sendable {
             dx = vx; dy = vy; dz = vz
         }
         return turned || s.t - since >= hold
+    }
+
+    /// The ways a reading ends `update` before the velocity (which then says not moving): at rest
+    /// (quiet, nothing in flight), the baseline put where the kiosk has stood still off it, or a
+    /// jolt's hold. `e` is the reading less the baseline; `quiet`, all of it within the band.
+    @inlinable @inline(__always)
+    mutating func endsEarly(_ a: Vec3, _ ex: Int64, _ ey: Int64, _ ez: Int64, quiet: Bool, at t: Int64) -> Bool {
+        if quiet {
+            heldSince = .min
+            let none = vx | vy | vz | lx | ly | lz == 0
+            if none || (Self.tiny(vx, vy, vz, Self.restVelocity) && Self.tiny(lx, ly, lz, Self.restTurn)) {
+                // At rest: nothing past the noise band and nothing in flight (what is left
+                // would only leak away), so no sign, jolt, velocity or turn can change — the
+                // full path below would end the same way.
+                if !none {
+                    vx = 0; vy = 0; vz = 0
+                    lx = 0; ly = 0; lz = 0
+                }
+                since = .min
+                turnSince = .min
+                resting = true
+                return true
+            }
+        } else {
+            if settled(a, t) {
+                // Still off the baseline for a second (a jolt away, or not): the baseline goes
+                // there.
+                reseat(Int64(a.x), Int64(a.y), Int64(a.z), at: t)
+                resting = false
+                return true
+            }
+            let shock = Int64(Self.shockMilliG)
+            if ex.magnitude > shock.magnitude || ey.magnitude > shock.magnitude || ez.magnitude > shock.magnitude {
+                // A jolt: nothing moves for `ringMicros` from now, whatever else this reading
+                // says (a reversal in it only dates the next).
+                resting = false
+                quietFrom = t + Self.ringMicros
+                if reversed(ex, ey, ez) { lastReversal = t }
+                hush()
+                return true
+            }
+        }
+        return false
     }
 
     /// Whether every axis of a velocity or a turn is within [-`bound`, `bound`), `bound` a power
