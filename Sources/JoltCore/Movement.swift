@@ -20,9 +20,10 @@
 /// kiosk standing somewhere the baseline is not — turned over, tipped, or the baseline left
 /// behind by a ride in a pocket — and the baseline is put there: until then the detector is blind
 /// (every reading a jolt away) or integrates a push that is not there. A theft is not still for
-/// a second before it moves the velocity past `speed` (a push past the dead zone that would take
-/// longer is one the leak holds under it for good), and a tilt away from the armed orientation is
-/// the tilt test's, which this does not touch. And on a quiet reading, a velocity under 1 mm/s
+/// a second before it moves the velocity past `speed`: a steady push that has not done so within
+/// the second is within 1 mg of the weakest the leak lets through at all (29.9 against 29.1 mg at
+/// the medium settings), and a tilt away from the armed orientation is the tilt test's, which
+/// this does not touch. And on a quiet reading, a velocity under 1.3 mm/s
 /// and a turn under 1 mg are nothing in flight: they would take seconds more to leak away to
 /// exactly zero, and until they do the kiosk never rests (the set's rest path waits for it).
 ///

@@ -110,7 +110,7 @@ struct FloatMovement {
         let jolt = size > shock
         if size <= band {
             heldSince = .min
-            // What is left in flight on a quiet reading, under 1 mm/s and 1 mg, is nothing.
+            // What is left in flight on a quiet reading, under 1.3 mm/s and 1 mg, is nothing.
             // (±2^17 mg·µs and ±2^8 in Q8 mg in the fixed-point detector.)
             if max(abs(v.0), abs(v.1), abs(v.2)) < 1.31072e-4 && max(abs(l.0), abs(l.1), abs(l.2)) < 0.001 {
                 v = (0, 0, 0)

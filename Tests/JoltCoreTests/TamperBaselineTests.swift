@@ -135,7 +135,7 @@ struct MovementTests {
         #expect(tilted.restedAt.map { $0 <= 2.1 } == true, "rested at \(String(describing: tilted.restedAt)) s")
     }
 
-    @Test("a nudge's velocity (60 mg for 50 ms, under the speed) is nothing in flight once under 1 mm/s: at rest within 1.5 s, not seconds later")
+    @Test("a nudge's velocity (60 mg for 50 ms, under the speed) is nothing in flight once under 1.3 mm/s: at rest within 1.5 s, not seconds later")
     func nudgeRests() throws {
         let nudge = follow(seconds: 8, restFrom: 1.05) { t in
             let p = t >= 1 && t < 1.05 ? 60 * sin(.pi * (t - 1) / 0.05) : 0
