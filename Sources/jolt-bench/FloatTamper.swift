@@ -31,11 +31,9 @@ struct FloatMovement {
 
     mutating func restart() {
         started = false
-        v = (0, 0, 0)
-        since = .min; quietFrom = .min; lastReversal = .min
+        hush()
+        quietFrom = .min; lastReversal = .min
         signs = (0, 0, 0)
-        l = (0, 0, 0)
-        turnSince = .min
         heldSince = .min
     }
 

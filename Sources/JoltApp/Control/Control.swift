@@ -277,12 +277,14 @@ enum ControlClient {
                 continue
             }
             defer { UnixSocket.close(fd) }
-            UnixSocket.setReceiveTimeout(fd, micros: 5_000_000)
+            let timeout: Int64 = 5_000_000
+            UnixSocket.setReceiveTimeout(fd, micros: timeout)
             let asked = Sys.monotonicMicros()
             UnixSocket.sendAll(fd, Array((command + "\n").utf8))
             let reply = UnixSocket.receiveLine(fd)
             guard let nl = reply.firstIndex(of: 0x0A) else {
-                if Sys.monotonicMicros() - asked < 4_900_000 {
+                // Well before the timeout: the server closed the connection; at it, it was silent.
+                if Sys.monotonicMicros() - asked < timeout - 100_000 {
                     throw JoltError(.tempFailure, "jolt at \(path) closed the connection without answering (stopping, or too many clients): try again")
                 }
                 throw JoltError(.tempFailure, "jolt at \(path) did not answer within 5 s")
