@@ -3,7 +3,9 @@
 /// Capacity is 512 bits (64 bytes) whatever the window, which covers 0.5 s at 1 kHz. Pushing is
 /// O(1): the bit that falls out of the window is subtracted from the count, the new one added.
 public struct BitWindow: Sendable {
-    @usableFromInline var words: InlineArray<8, UInt64>
+    /// The window's bits, bit `i` in word `i / 64`: eight words laid out contiguously (a tuple,
+    /// as in C), read and written through their bytes.
+    @usableFromInline var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
     @usableFromInline var head: Int32
     /// Number of entries currently in the window.
     public var count: Int32 { _count }
@@ -19,7 +21,7 @@ public struct BitWindow: Sendable {
 
     /// A window holding the last `length` entries (clamped to 1...512).
     public init(length: Int32) {
-        words = InlineArray(repeating: 0)
+        words = (0, 0, 0, 0, 0, 0, 0, 0)
         head = 0
         _count = 0
         _ones = 0
@@ -28,7 +30,8 @@ public struct BitWindow: Sendable {
 
     @inlinable
     func bit(_ i: Int32) -> Bool {
-        (words[Int(i >> 6)] >> UInt64(i & 63)) & 1 == 1
+        let word = withUnsafeBytes(of: words) { $0.load(fromByteOffset: Int(i >> 6) &* 8, as: UInt64.self) }
+        return (word >> UInt64(i & 63)) & 1 == 1
     }
 
     /// Appends `value`; drops the oldest entry when the window is full.
@@ -39,14 +42,13 @@ public struct BitWindow: Sendable {
         } else {
             _count += 1
         }
-        let w = Int(head >> 6)
+        let offset = Int(head >> 6) &* 8
         let mask = UInt64(1) << UInt64(head & 63)
-        if value {
-            words[w] |= mask
-            _ones += 1
-        } else {
-            words[w] &= ~mask
+        withUnsafeMutableBytes(of: &words) { bytes in
+            let word = bytes.load(fromByteOffset: offset, as: UInt64.self)
+            bytes.storeBytes(of: value ? word | mask : word & ~mask, toByteOffset: offset, as: UInt64.self)
         }
+        if value { _ones += 1 }
         head += 1
         if head == length { head = 0 }
     }
@@ -56,46 +58,5 @@ public struct BitWindow: Sendable {
         head = 0
         _count = 0
         _ones = 0
-    }
-}
-
-/// A fixed-capacity ring of `N` signed 32-bit values with a running sum (O(1) per push).
-public struct SumRing<let N: Int>: Sendable {
-    @usableFromInline var items: InlineArray<N, Int32>
-    @usableFromInline var head: Int
-    /// Number of entries currently held (at most `N`).
-    public var count: Int { _count }
-    @usableFromInline var _count: Int
-    /// Sum of the entries currently held.
-    public var sum: Int64 { _sum }
-    @usableFromInline var _sum: Int64
-
-    /// An empty ring.
-    public init() {
-        items = InlineArray(repeating: 0)
-        head = 0
-        _count = 0
-        _sum = 0
-    }
-
-    /// Appends `value`, dropping the oldest entry when full.
-    @inlinable
-    public mutating func push(_ value: Int32) {
-        if count == N {
-            _sum -= Int64(items[head])
-        } else {
-            _count += 1
-        }
-        items[head] = value
-        _sum += Int64(value)
-        head += 1
-        if head == N { head = 0 }
-    }
-
-    /// Empties the ring.
-    public mutating func removeAll() {
-        head = 0
-        _count = 0
-        _sum = 0
     }
 }

@@ -137,12 +137,13 @@ public struct Scene: Sendable {
     public mutating func advance(a: V3, w: V3) {
         let f = orientation.applyInverse(a + V3(0, 0, 1))
         let degrees = w * (180 / Double.pi)
-        let raw: InlineArray<6, Double> = [f.x, f.y, f.z, degrees.x, degrees.y, degrees.z]
+        // The six channels (a in g, ω in °/s) in one fixed-size value; the last two lanes unused.
+        let raw = SIMD8<Double>(f.x, f.y, f.z, degrees.x, degrees.y, degrees.z, 0, 0)
         if !primed {
             for i in 0..<6 { filters[i].prime(raw[i]) }
             primed = true
         }
-        var out = InlineArray<6, Double>(repeating: 0)
+        var out = SIMD8<Double>()
         for i in 0..<6 { out[i] = filters[i].step(raw[i]) }
         if step % decimation == 0 {
             let primary = (step / decimation) % oversampling == 0

@@ -12,12 +12,12 @@ public enum FixedDecimal {
         case outOfRange
     }
 
-    static let pow10: InlineArray<19, Int64> = [
-        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
-        10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000,
-        100_000_000_000_000, 1_000_000_000_000_000, 10_000_000_000_000_000,
-        100_000_000_000_000_000, 1_000_000_000_000_000_000,
-    ]
+    /// 10^n, for n in 0...18 (the largest power an Int64 holds); off the fast path, so a loop.
+    static func pow10(_ n: Int) -> Int64 {
+        var p: Int64 = 1
+        for _ in 0..<n { p &*= 10 }
+        return p
+    }
 
     /// Parses `bytes[from..<to]` as a decimal number and returns it × 10^`places`, rounded.
     /// Leading and trailing spaces are allowed.
@@ -149,12 +149,12 @@ public enum FixedDecimal {
         if mantissa == 0 { return 0 }
         if shift >= 0 {
             guard shift <= 18 else { throw .outOfRange }
-            let (v, overflow) = mantissa.multipliedReportingOverflow(by: pow10[shift])
+            let (v, overflow) = mantissa.multipliedReportingOverflow(by: pow10(shift))
             guard !overflow else { throw .outOfRange }
             return v
         }
         if -shift > 18 { return 0 }
-        let div = pow10[-shift]
+        let div = pow10(-shift)
         // Digits dropped past the 18 kept cannot change the rounding: they add less than one
         // unit of the remainder, and `div` is even.
         return mantissa / div + (mantissa % div * 2 >= div ? 1 : 0)

@@ -101,19 +101,6 @@ struct FixedPointTests {
         }
     }
 
-    @Test("the sum ring keeps a running sum of its last N entries")
-    func sumRing() {
-        var r = SumRing<16>()
-        var model: [Int32] = []
-        for i in 0..<100 {
-            let v = Int32(i * 37 % 101) - 50
-            r.push(v)
-            model.append(v)
-            if model.count > 16 { model.removeFirst() }
-            #expect(r.sum == model.reduce(0) { $0 + Int64($1) })
-        }
-    }
-
     @Test("mount: permutations and signs map axes; mirror images are refused")
     func mount() {
         let m = Mount(source: (1, 0, 2), sign: (1, -1, 1))!
