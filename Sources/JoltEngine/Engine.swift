@@ -153,6 +153,25 @@ public final class SamplingEngine {
         return .polled(frames: frames.count)
     }
 
+    /// The host starts polling at `now`, or polls again after time it spent elsewhere on purpose
+    /// (starting up after the chip was configured, reloading the profile): that time is not a
+    /// stall, and no fault is reported for it. Before the first sample, the stream starts here.
+    /// After, without a FIFO, the readings the chip made meanwhile are skipped as between two
+    /// late reads, so the timestamps keep the time that passed; a FIFO kept them (or reports its
+    /// overflow). The supervisor counts the chip's silence from here.
+    public func resume(now: Int64) {
+        if !sensor.usesFIFO {
+            let missed = samples > 0 ? (now - lastData) / periodMicros : 0
+            if missed > 0 {
+                index += missed
+                skipped += Int(missed)
+            }
+            lastData = now
+        }
+        supervisor.resume(now: now)
+        nextPoll = max(nextPoll, now)
+    }
+
     /// Faulted: re-probes (identify, reset, configure) and schedules what follows.
     func reprobe(now: Int64) {
         if supervisor.attemptDue(now: now) {

@@ -136,6 +136,12 @@ public struct ChipSupervisor: Sendable {
         }
     }
 
+    /// The host polls again after time it spent elsewhere on purpose: the chip's silence is
+    /// counted from `now`, not from the last frame before the pause.
+    public mutating func resume(now: Int64) {
+        lastFrameAt = max(lastFrameAt, now)
+    }
+
     /// Whether a re-probe is due.
     public func attemptDue(now: Int64) -> Bool { phase == .faulted && now >= nextAttemptAt }
 

@@ -88,6 +88,36 @@ struct EngineTests {
         run(e, clock, until: clock.now + 500_000, into: &sink)
         #expect(sink.gaps.count == 1 && sink.gaps[0].cause == .stall, "\(sink.gaps)")
     }
+
+    @Test("a pause the host took on purpose (start-up, a reload) and then resume: no stall, no fault, the time kept", arguments: [false, true])
+    func resumeAfterPause(fifo: Bool) throws {
+        let (e, clock) = try engine(chip: "lis3dh", fifo: fifo)
+        var sink = Collected()
+        // Pauses longer than a stall (0.25 s) without a FIFO; with one, within its 32 samples.
+        let pause: Int64 = fifo ? 200_000 : 600_000
+        clock.sim.now += pause   // starting up after the chip was configured
+        e.resume(now: clock.now)
+        run(e, clock, until: clock.now + 500_000, into: &sink)
+        #expect(sink.gaps.isEmpty && sink.faults.isEmpty, "\(sink.gaps) \(sink.faults)")
+        #expect(sink.samples.first?.t == 0, "the stream starts at the first sample read")
+        let before = sink.samples.count, last = try #require(sink.samples.last).t
+        clock.sim.now += pause   // a reload
+        e.resume(now: clock.now)
+        run(e, clock, until: clock.now + 500_000, into: &sink)
+        #expect(sink.gaps.isEmpty && sink.faults.isEmpty, "\(sink.gaps) \(sink.faults)")
+        let next = sink.samples[before].t
+        if fifo {
+            // The FIFO kept what the chip measured meanwhile: nothing skipped, nothing jumps.
+            #expect(next == last + 10_000 && e.skipped == 0, "\(next - last) µs on, \(e.skipped) skipped")
+        } else {
+            // Skipped as between late reads: the next sample stands 0.6 s on, give or take a read.
+            #expect(next - last >= 600_000 && next - last <= 620_000 && e.skipped >= 59 && e.skipped <= 61, "\(next - last) µs on, \(e.skipped) skipped")
+            // Without the resume, the same pause is a stall: the checks above are live.
+            clock.sim.now += pause
+            run(e, clock, until: clock.now + 500_000, into: &sink)
+            #expect(sink.gaps.count == 1 && sink.gaps[0].cause == .stall, "\(sink.gaps)")
+        }
+    }
 }
 
 struct TestDelay: Delay {

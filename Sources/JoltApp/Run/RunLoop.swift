@@ -35,6 +35,9 @@ extension RunCommand {
             // The tamper detector of fresh detectors needs a sample before it can take the
             // armed orientation; fresh detectors (at start, after a reload) take the one kept.
             r.startAlarm(&d)
+            // What the run did since the chip was configured, or since the last poll before a
+            // reload, was its own doing: no stall.
+            engine.resume(now: r.clock.now)
             var sink = RunSink(run: r, settings: settings, rearmTamper: r.alarm.map { $0.state == .armed || $0.state == .triggered } ?? false)
             while true {
                 if let outcome = r.wait(until: engine.nextPoll) { return outcome }
