@@ -356,7 +356,7 @@ struct ControlSocketSecurityTests {
         nonisolated(unsafe) var done = false
         let t = Thread {
             while !done {
-                server.service { _ in "{\"ok\":true,\"alarm\":true,\"state\":\"disarmed\",\"since\":0}" }
+                server.service { _ in .now("{\"ok\":true,\"alarm\":true,\"state\":\"disarmed\",\"since\":0}") }
                 usleep(5_000)
             }
         }

@@ -134,7 +134,7 @@ struct AlarmRunTests {
         _ = "bogus\n".withCString { send(fd, $0, 6, 0) }
         var reply = ""
         for _ in 0..<50 {
-            server.service { line in "{\"ok\":false,\"error\":\"unknown command '\(line)'\"}" }
+            server.service { line in .now("{\"ok\":false,\"error\":\"unknown command '\(line)'\"}") }
             var b = [UInt8](repeating: 0, count: 200)
             let n = recv(fd, &b, 200, Int32(MSG_DONTWAIT))
             if n > 0 { reply = String(decoding: b[0..<n], as: UTF8.self); break }

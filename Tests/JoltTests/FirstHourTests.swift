@@ -181,10 +181,10 @@ final class BackgroundJolt: @unchecked Sendable {
     nonisolated(unsafe) var errText = ""
     let lock = NSLock()
 
-    init(_ args: [String]) throws {
+    init(_ args: [String], environment extra: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
         process.arguments = args
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("JOLT_") }
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("JOLT_") }.merging(extra) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice

@@ -197,17 +197,16 @@ final class ActionWorker: @unchecked Sendable {
 
     /// Queues a job for the action thread.
     func submit(_ job: ActionEngine.Job) {
-        let accepted = lock.with { () -> Bool in
+        let droppedNow = lock.with { () -> Int? in
             guard queue.count < Self.maxQueue else {
                 dropped += 1
-                return false
+                return dropped
             }
             queue.append(job)
-            return true
+            return nil
         }
-        if accepted { wake.signal() } else if dropped % 100 == 1 {
-            engine.log.warning("actions are falling behind: \(dropped) dropped")
-        }
+        guard let droppedNow else { return wake.signal() }
+        if droppedNow % 100 == 1 { engine.log.warning("actions are falling behind: \(droppedNow) dropped") }
     }
 
     func loop() {

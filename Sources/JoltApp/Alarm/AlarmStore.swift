@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import JoltCore
 import JoltJSON
 import JoltLinux
@@ -18,14 +21,42 @@ struct SavedAlarm: Equatable {
 /// StateDirectory, /var/lib/jolt), written atomically and durably: a temporary file, fsync,
 /// rename, fsync of the folder. An operator resets it with `jolt disarm` (or by removing the
 /// file, which arms the alarm at the next start: fail-secure).
-final class AlarmStore {
+///
+/// The alarm first, the disk after: `save` hands the state to a thread of the store's own and
+/// returns at once, so that neither the buzzer nor the next poll of the chip waits for an SD
+/// card's fsync (tens to hundreds of milliseconds). A newer state replaces one not yet written.
+/// Each save has a number; `savedThrough` says up to which one the disk holds, and `written`
+/// becomes readable when it moves, so that an arm or a disarm is acknowledged only once it
+/// would survive a power cut. `stop` writes what is pending before it returns.
+final class AlarmStore: @unchecked Sendable {
     let directory: String
     var path: String { directory + "/alarm.json" }
-    /// A failed write is reported once, until one succeeds again.
+    /// How a state's text reaches the disk (a test gives a slow disk).
+    typealias Writer = @Sendable (_ path: String, _ text: String) throws(JoltError) -> Void
+    private let writer: Writer
+    /// Readable when `savedThrough` has moved (the run polls it).
+    let written: WakeChannel
+    private let wake: WakeChannel
+    private let lock = Lock()
+    /// Under `lock`: the newest state not yet taken by the writer thread, the last save's
+    /// number, the last number the disk holds (written or given up on), whether to stop.
+    private var pending: (number: UInt64, state: SavedAlarm)?
+    private var numbered: UInt64 = 0
+    private var done: UInt64 = 0
+    private var stopping = false
+    private var thread: PThread?
+    /// The writer thread's: a failed write is reported once, until one succeeds again.
     private var failing = false
 
-    init(directory: String) {
+    init(directory: String, writer: @escaping Writer = AlarmStore.durable) throws(JoltError) {
         self.directory = directory
+        self.writer = writer
+        do {
+            written = try WakeChannel()
+            wake = try WakeChannel()
+        } catch {
+            throw JoltError(.software, "cannot create the alarm store's wake-up channels: \(error)")
+        }
     }
 
     /// The folder a board's alarm state lives in: `--state-dir`, else the profile's
@@ -82,11 +113,59 @@ final class AlarmStore {
         return JSON.members(f).text + "\n"
     }
 
-    /// Saves `s`, durably. A failure is logged (once per spell) and otherwise ignored: the alarm
-    /// goes on in memory.
-    func save(_ s: SavedAlarm) {
+    /// Queues `s` to be saved, durably, and returns its number at once. A failed write is
+    /// logged (once per spell) and otherwise ignored: the alarm goes on in memory.
+    @discardableResult
+    func save(_ s: SavedAlarm) -> UInt64 {
+        let n = lock.with { () -> UInt64 in
+            numbered += 1
+            pending = (numbered, s)
+            return numbered
+        }
+        if thread == nil { thread = PThread { [self] in self.loop() } }
+        wake.signal()
+        return n
+    }
+
+    /// The number of the last save the disk holds (or that failed, logged): every save up to it
+    /// is settled.
+    var savedThrough: UInt64 { lock.with { done } }
+
+    /// The number of the last save asked for.
+    var lastSave: UInt64 { lock.with { numbered } }
+
+    /// Writes what is pending and stops the writer thread (started by the first save).
+    func stop() {
+        guard let t = thread else { return }
+        lock.with { stopping = true }
+        wake.signal()
+        t.join()
+        thread = nil
+    }
+
+    /// The writer thread: each newest state in turn, until stopped with nothing pending.
+    private func loop() {
+        while true {
+            let (next, stop) = lock.with { () -> ((number: UInt64, state: SavedAlarm)?, Bool) in
+                defer { pending = nil }
+                return (pending, stopping)
+            }
+            if let next {
+                write(next.state)
+                lock.with { done = next.number }
+                written.signal()
+                continue
+            }
+            if stop { return }
+            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+            _ = try? Sys.poll(&fds, timeoutMicros: nil)
+            wake.drain()
+        }
+    }
+
+    private func write(_ s: SavedAlarm) {
         do {
-            try write(Self.text(s))
+            try writer(path, Self.text(s))
             if failing { Log.info("alarm state saved again to \(path)") }
             failing = false
         } catch {
@@ -95,8 +174,10 @@ final class AlarmStore {
         }
     }
 
-    private func write(_ text: String) throws(JoltError) {
-        do { try Files.makeDirectory(directory) } catch {
+    /// The real disk: the state folder made if missing, the file replaced atomically and durably.
+    @Sendable static func durable(_ path: String, _ text: String) throws(JoltError) {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        do throws(Errno) { try Files.makeDirectory(directory) } catch {
             throw JoltError(.cannotCreate, "\(directory): cannot create the state folder (\(error.name))")
         }
         try AtomicFile.write(path, text, newMode: 0o640)

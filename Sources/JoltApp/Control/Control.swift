@@ -21,6 +21,9 @@ final class ControlServer {
     static let maxPerPeer = 8
     /// Connections refused by their peer credentials.
     var refusedPeers = 0
+    /// Replies held until the alarm's state they report is on disk: the client, the reply, the
+    /// number of the store's save (`AlarmStore.save`).
+    var held: [(fd: Int32, reply: String, save: UInt64)] = []
     static let maxPending = 256 << 10
 
     /// An environment variable's first path ("a:b" → "a"), nil when unset or empty.
@@ -100,12 +103,13 @@ final class ControlServer {
     var pollFDs: [Int32] { [fd] + clients.map(\.fd) }
 
     /// Accepts new connections, reads what clients sent, and answers each complete line with
-    /// `handler`. A client without a whole line after 1 s is dropped. Never blocks.
+    /// `handler`: at once, or (an arm, a disarm) held until `release` says its state is on disk.
+    /// A client without a whole line after 1 s is dropped. Never blocks.
     ///
     /// A client's second is real time, on the monotonic clock, whatever clock the run follows:
     /// on simulated time (`--fast`) a second of the run passes in a few milliseconds, and a
     /// client that connected and had not yet sent its line would be dropped unanswered.
-    func service(handler: (String) -> String) {
+    func service(handler: (String) -> ControlAnswer) {
         let now = Sys.monotonicMicros()
         while let c = UnixSocket.accept(fd) {
             guard let peer = UnixSocket.peer(c), allowed(uid: peer.uid, gid: peer.gid) else {
@@ -133,7 +137,13 @@ final class ControlServer {
             let gone = got == .closed
             if let nl = clients[i].buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: clients[i].buffer[..<nl], as: UTF8.self).trimmingSpaces
-                var reply = handler(line) + "\n"
+                let answer = handler(line)
+                if case .whenSaved(let text, let n) = answer {
+                    held.append((clients[i].fd, text, n))
+                    clients.remove(at: i)
+                    continue
+                }
+                var reply = answer.text + "\n"
                 let streaming = line == "stream" && ControlReply.isOK(reply)
                 if streaming && subscribers.count >= Self.maxSubscribers {
                     reply = ControlReply.refusal("\(Self.maxSubscribers) clients are watching already") + "\n"
@@ -202,7 +212,24 @@ final class ControlServer {
         }
     }
 
+    /// Sends the held replies whose state the disk now holds: every save up to `savedThrough`.
+    func release(savedThrough: UInt64) {
+        var i = 0
+        while i < held.count {
+            guard held[i].save <= savedThrough else {
+                i += 1
+                continue
+            }
+            _ = UnixSocket.sendNow(held[i].fd, Array((held[i].reply + "\n").utf8))
+            UnixSocket.close(held[i].fd)
+            held.remove(at: i)
+        }
+    }
+
+    /// Closes every connection and removes the socket; a reply still held is sent first (the
+    /// run has written the alarm's last state by then).
     func close() {
+        release(savedThrough: .max)
         for c in clients { UnixSocket.close(c.fd) }
         clients.removeAll()
         for s in subscribers { UnixSocket.close(s.fd) }
@@ -297,6 +324,20 @@ enum ControlClient {
         default:
             let where_ = explicit ?? paths.joined(separator: " or ")
             throw JoltError(.unavailable, "no running jolt at \(where_) (\(lastError.name)): start it (jolt run, or systemctl start jolt), or give --socket")
+        }
+    }
+}
+
+/// What the run answers a control request: a reply now, or one held until the alarm's state it
+/// reports is on disk (the number of the store's save), so that an acknowledged arm or disarm
+/// survives a power cut.
+enum ControlAnswer {
+    case now(String)
+    case whenSaved(String, UInt64)
+
+    var text: String {
+        switch self {
+        case .now(let t), .whenSaved(let t, _): return t
         }
     }
 }

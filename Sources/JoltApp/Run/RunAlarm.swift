@@ -50,19 +50,23 @@ extension RunCommand {
         }
     }
 
-    /// An alarm transition: an event, the buzzer, systemd's status.
+    /// An alarm transition: the buzzer first, then the event, systemd's status and MQTT, and
+    /// last the state on disk, which the store writes on its own thread (an SD card's fsync
+    /// never holds up the buzzer or the next poll of the chip).
     func alarmChanged(_ tr: AlarmTransition, at t: Int64, reference: Vec3?) {
         tamperReference = tr.to == .armed || tr.to == .triggered ? (reference ?? tamperReference) : nil
-        if tr.to == .triggered { tamperRepeats = 0 }
-        alarmSinceWall = WallClock.nowMicros()
-        store?.save(SavedAlarm(state: tr.to, sinceWallMicros: alarmSinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference))
-        emit(EventRecord(t: t, kind: .alarm(tr)))
-        if tr.to == .triggered { stats.triggeredAtWall = Sys.monotonicMicros() }
+        if tr.to == .triggered {
+            tamperRepeats = 0
+            stats.triggeredAtWall = Sys.monotonicMicros()
+        }
         if (tr.to == .triggered) != (tr.from == .triggered) {
             worker?.submit(.alarm(sounding: tr.to == .triggered))
         }
+        alarmSinceWall = WallClock.nowMicros()
+        emit(EventRecord(t: t, kind: .alarm(tr)))
         notifier.send("STATUS=alarm \(EventRecord.alarmName(tr.to))")
         if let a = alarm { bridge?.alarm(a.state, since: a.since, sinceWall: alarmSinceWall) }
+        store?.save(SavedAlarm(state: tr.to, sinceWallMicros: alarmSinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference))
     }
 
     /// A key switch arms when it turns active and disarms when it turns inactive.

@@ -56,6 +56,8 @@ final class RunCommand {
     var alarm: Alarm?
     /// The alarm's state on disk, and what it held at start.
     var store: AlarmStore?
+    /// MQTT acknowledgements waiting for the state they report to be on disk (`whenSaved`).
+    var heldAcknowledgements: [(save: UInt64, send: () -> Void)] = []
     var savedAtStart: Result<SavedAlarm?, AlarmStore.LoadError>?
     /// The tamper reference while armed or sounding: kept across reloads and restarts.
     var tamperReference: Vec3?
@@ -89,8 +91,9 @@ final class RunCommand {
     /// The chip's health: retries, faults, re-probes. Kept across reloads.
     var supervisor: ChipSupervisor { engine?.supervisor ?? ChipSupervisor(periodMicros: hw.sensor.periodMicros, now: 0) }
 
-    /// `outputs`, when given, replace the board's (tests observe simulated lines this way).
-    init(board: BoardProfile, options: Options, out: TextOutput, outputs: [String: OutputLine] = [:]) throws(JoltError) {
+    /// `outputs`, when given, replace the board's (tests observe simulated lines this way), and
+    /// `store` the board's state folder (a test gives a slow disk).
+    init(board: BoardProfile, options: Options, out: TextOutput, outputs: [String: OutputLine] = [:], store given: AlarmStore? = nil) throws(JoltError) {
         self.outputs = outputs
         var b = board
         if options.forever { b.sim.loop = true }
@@ -104,8 +107,11 @@ final class RunCommand {
         clock = try hw.clock(fast: options.fast, board: board)
         if let a = b.alarm {
             alarm = Alarm(settings: a.settings)
-            if let dir = AlarmStore.directory(option: options.stateDirectory, board: b) {
-                let s = AlarmStore(directory: dir)
+            if let given {
+                store = given
+                savedAtStart = given.load()
+            } else if let dir = AlarmStore.directory(option: options.stateDirectory, board: b) {
+                let s = try AlarmStore(directory: dir)
                 store = s
                 savedAtStart = s.load()
             } else if !b.isSimulated {
@@ -222,6 +228,9 @@ final class RunCommand {
         worker = nil
         if hadWorker && !outputs.isEmpty { Log.info("outputs inactive, lines released: \(outputs.keys.sorted().joined(separator: ", "))") }
         for (_, i) in inputs { i.release() }
+        // The outputs are safe: now the alarm's last state, on disk, then what waited for it.
+        store?.stop()
+        releaseSaved()
         control?.close()
         control = nil
         if let l = busLock { Sys.close(l) }

@@ -69,6 +69,8 @@ extension RunCommand {
         var fds = [pollfd(fd: signals!.fd, events: Int16(POLLIN), revents: 0)]
         for f in control?.pollFDs ?? [] { fds.append(pollfd(fd: f, events: Int16(POLLIN), revents: 0)) }
         if let b = bridge { fds.append(pollfd(fd: b.commandFD, events: Int16(POLLIN), revents: 0)) }
+        if let s = store { fds.append(pollfd(fd: s.written.fd, events: Int16(POLLIN), revents: 0)) }
+        defer { if let s = store, fds.last?.revents ?? 0 != 0 { s.written.drain() } }   // acknowledgements: `answer`
         if clock.virtual {
             clock.advance(to: deadline)
             _ = try? Sys.poll(&fds, timeoutMicros: 0)
@@ -93,11 +95,12 @@ extension RunCommand {
         return reload ? .reload : nil
     }
 
-    /// Everything that is not the chip: control requests, MQTT commands, the watchdog, the key
-    /// switch.
+    /// Everything that is not the chip: control requests, MQTT commands, acknowledgements whose
+    /// state is now on disk, the watchdog, the key switch.
     func answer<D: SampleDetector>(detectors d: inout D) {
         control?.service { line in self.control(line, detectors: &d) }
         mqttCommands(detectors: &d)
+        releaseSaved()
         notifier.watchdog(now: Sys.monotonicMicros())
         readKeySwitch(&d)
     }

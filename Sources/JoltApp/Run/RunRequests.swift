@@ -26,8 +26,28 @@ extension RunCommand {
                 continue
             }
             Log.info("mqtt: \(command)\(command == "siren" ? (verdict.sirenOn ? " on" : " off") : "")")
-            b.answer(command, ok: true, state: alarm?.state)
+            let state = alarm?.state
+            whenSaved { b.answer(command, ok: true, state: state) }
         }
+    }
+
+    /// Runs `acknowledge` once the alarm's state as it is now is on disk (at once when nothing is
+    /// kept or nothing is pending): an arm or a disarm is acknowledged only when it would
+    /// survive a power cut.
+    func whenSaved(_ acknowledge: @escaping () -> Void) {
+        guard let s = store, s.lastSave > s.savedThrough else { return acknowledge() }
+        heldAcknowledgements.append((s.lastSave, acknowledge))
+    }
+
+    /// The acknowledgements held for saves the disk now holds, sent (the control socket's and
+    /// MQTT's).
+    func releaseSaved() {
+        guard let s = store, !heldAcknowledgements.isEmpty || control?.held.isEmpty == false else { return }
+        let through = s.savedThrough
+        control?.release(savedThrough: through)
+        let due = heldAcknowledgements.filter { $0.save <= through }
+        heldAcknowledgements.removeAll { $0.save <= through }
+        for h in due { h.send() }
     }
 
     /// Carries out a remote command that was allowed: the alarm's through the alarm, the siren
@@ -55,16 +75,27 @@ extension RunCommand {
         }
     }
 
-    /// The answer to a control request: one JSON object.
-    func control<D: SampleDetector>(_ line: String, detectors d: inout D) -> String {
+    /// The answer to a control request: one JSON object; an arm or a disarm once its state is on
+    /// disk.
+    func control<D: SampleDetector>(_ line: String, detectors d: inout D) -> ControlAnswer {
         switch line {
         case "arm", "disarm":
-            guard alarm != nil else { return ControlReply.refusal("this board has no alarm") }
+            guard alarm != nil else { return .now(ControlReply.refusal("this board has no alarm")) }
             if let tr = alarm!.command(arm: line == "arm", at: streamNow, detectors: &d) {
                 alarmChanged(tr, at: streamNow, reference: d.tamperReference)
             }
             Log.info("control: \(line)")
-            return JSON.members([("ok", true)] + alarmFields).text
+            let reply = JSON.members([("ok", true)] + alarmFields).text
+            guard let s = store, s.lastSave > s.savedThrough else { return .now(reply) }
+            return .whenSaved(reply, s.lastSave)
+        default:
+            return .now(request(line))
+        }
+    }
+
+    /// The answer to a control request that changes nothing kept.
+    func request(_ line: String) -> String {
+        switch line {
         case "status":
             return JSON.members([("ok", true)] + alarmFields + [
                 ("version", .string(BuildInfo.description)), ("t", .decimal(EventRecord.seconds(streamNow))), ("samples", .int(stats.samples)),
