@@ -41,4 +41,5 @@ public final class SharedBus: I2CBus {
     }
 
     public var maxReadLength: Int { base.maxReadLength }
+    public var maxWriteLength: Int { base.maxWriteLength }
 }

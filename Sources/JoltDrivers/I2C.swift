@@ -60,13 +60,19 @@ public protocol I2CBus {
 
     /// The longest read the bus can do in one transaction (SMBus-only adapters: 32 bytes).
     var maxReadLength: Int { get }
+    /// The longest write the bus can do in one transaction, the register address included
+    /// (SMBus-only adapters: 33 bytes, a block write of 32 after its command byte).
+    var maxWriteLength: Int { get }
 }
 
 extension I2CBus {
     public var maxReadLength: Int { 1 << 16 }
+    public var maxWriteLength: Int { 1 << 16 }
 
-    /// Writes `bytes` to the device at `address`.
+    /// Writes `bytes` to the device at `address`; more than the bus can write at once fails as
+    /// unsupported, before anything is sent.
     public mutating func write(address: UInt8, _ bytes: [UInt8]) throws(I2CError) {
+        guard bytes.count <= maxWriteLength else { throw I2CError(.unsupported) }
         let empty = UnsafeMutableRawBufferPointer(start: nil, count: 0)
         try bytes.withUnsafeBytesTyped { (w) throws(I2CError) in
             try writeRead(address: address, write: w, read: empty)

@@ -30,7 +30,10 @@ public enum PollStatus: Equatable, Sendable {
     case overflow
 }
 
-/// A chip's fixed facts: how a board names it, where it answers, how it says what it is.
+/// A chip's fixed facts, from its datasheet: how a board names it, where it answers, how it says
+/// what it is, what it can measure and how, what it can raise on its interrupt pin. Declared once,
+/// in the chip's plug-in; the configuration's checks, docs/config.md, the probe, the soak and the
+/// tests read them from the registry.
 public struct ChipInfo: Sendable {
     /// The name board profiles use: "lis3dh".
     public let name: String
@@ -45,10 +48,28 @@ public struct ChipInfo: Sendable {
     public let idRegisterName: String
     /// What the identity register reads on the genuine part.
     public let id: UInt8
-    /// Whether it measures rotation as well.
-    public let hasGyro: Bool
+    /// The accelerometer's full scales, g.
+    public let accelRangesG: [Int32]
+    /// The gyroscope's full scales, °/s; empty when it has none.
+    public let gyroRangesDps: [Int32]
+    /// The output data rates it makes.
+    public let rates: ChipRates
+    /// Readings its FIFO holds (whole readings, gyroscope included where there is one); 0: no FIFO.
+    public let fifoDepth: Int
+    /// The longest write the driver makes in one transaction, bytes, the register address
+    /// included: a bus that cannot write as much cannot drive the chip.
+    public let maxWriteLength: Int
+    /// What it can raise on its interrupt pin.
+    public let interrupts: ChipInterrupts
+    /// Whether it has a self-test (an electrostatic force on the proof mass, read back).
+    public let selfTest: Bool
 
-    public init(name: String, part: String, addresses: [UInt8], addressPin: String, idRegister: UInt8, idRegisterName: String, id: UInt8, hasGyro: Bool) {
+    /// Whether it measures rotation as well.
+    public var hasGyro: Bool { !gyroRangesDps.isEmpty }
+
+    public init(name: String, part: String, addresses: [UInt8], addressPin: String, idRegister: UInt8, idRegisterName: String, id: UInt8,
+                accelRangesG: [Int32], gyroRangesDps: [Int32], rates: ChipRates, fifoDepth: Int, maxWriteLength: Int = 2,
+                interrupts: ChipInterrupts, selfTest: Bool) {
         self.name = name
         self.part = part
         self.addresses = addresses
@@ -56,7 +77,72 @@ public struct ChipInfo: Sendable {
         self.idRegister = idRegister
         self.idRegisterName = idRegisterName
         self.id = id
-        self.hasGyro = hasGyro
+        self.accelRangesG = accelRangesG
+        self.gyroRangesDps = gyroRangesDps
+        self.rates = rates
+        self.fifoDepth = fifoDepth
+        self.maxWriteLength = maxWriteLength
+        self.interrupts = interrupts
+        self.selfTest = selfTest
+    }
+}
+
+/// The output data rates a chip makes.
+public enum ChipRates: Sendable, Equatable {
+    /// These, mHz.
+    case list([Int32])
+    /// A base rate divided by 1 + n, for n from 0 to `maxDivider` (the MPU6050's 1 kHz / (1 + n)).
+    case divided(baseMilliHz: Int32, maxDivider: Int32)
+
+    /// The rates from `low` to `high`, mHz (for messages and docs; a divided clock's are many).
+    public func within(_ low: Int32, _ high: Int32) -> [Int32] {
+        switch self {
+        case .list(let r): return r.filter { $0 >= low && $0 <= high }
+        case .divided(let base, let maxDivider):
+            var rates: [Int32] = []
+            for n in 1...Int64(maxDivider) + 1 {
+                let r = Int32((Int64(base) + n / 2) / n)
+                if r >= low && r <= high { rates.append(r) }
+            }
+            return rates
+        }
+    }
+
+    /// The rate nearest `milliHz` (a test or a tool asking for "about 100 Hz").
+    public func nearest(to milliHz: Int32) -> Int32 {
+        within(1_000, 10_000_000).min { abs($0 - milliHz) < abs($1 - milliHz) } ?? milliHz
+    }
+
+    /// The rates in words: "12.5, 25, 50 Hz", or "1000/(1+n) Hz, n from 0 to 255".
+    public var text: String {
+        switch self {
+        case .list(let r): return Hz.list(r) + " Hz"
+        case .divided(let base, let maxDivider): return "\(Hz.text(base))/(1+n) Hz, n from 0 to \(maxDivider)"
+        }
+    }
+}
+
+/// What a chip can raise on its interrupt pin.
+public struct ChipInterrupts: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// A new reading is ready.
+    public static let dataReady = ChipInterrupts(rawValue: 1 << 0)
+    /// The FIFO holds as many readings as asked (a watermark).
+    public static let fifoWatermark = ChipInterrupts(rawValue: 1 << 1)
+    /// The FIFO overflowed.
+    public static let fifoOverflow = ChipInterrupts(rawValue: 1 << 2)
+    /// Motion past a threshold (activity, wake-up).
+    public static let motion = ChipInterrupts(rawValue: 1 << 3)
+
+    /// The names, for messages: "data ready, FIFO watermark, motion".
+    public var names: [String] {
+        var n: [String] = []
+        if contains(.dataReady) { n.append("data ready") }
+        if contains(.fifoWatermark) { n.append("FIFO watermark") }
+        if contains(.fifoOverflow) { n.append("FIFO overflow") }
+        if contains(.motion) { n.append("motion") }
+        return n
     }
 }
 

@@ -81,14 +81,16 @@ public enum FuzzTargets {
         var frames: [ChipSample] = []
         var delay = NoDelay()
         for chip in ChipRegistry.all {
-            guard let sensor = try? ChipSensor(chip, bus: bus, busName: "fuzz", address: chip.info.addresses[0], settings: SensorSettings(fifo: first & 2 == 0)) else {
-                fatalError("\(chip.name) refuses its default settings")
+            let settings = SensorSettings(rateMilliHz: chip.info.rates.nearest(to: 100_000), fifo: first & 2 == 0)
+            guard let sensor = try? ChipSensor(chip, bus: bus, busName: "fuzz", address: chip.info.addresses[0], settings: settings) else {
+                fatalError("\(chip.name) refuses its own rate nearest 100 Hz")
             }
             _ = try? sensor.start(delay: &delay)
             for _ in 0..<4 {
                 frames.removeAll(keepingCapacity: true)
                 _ = try? sensor.poll(into: &frames)
-                guard frames.count <= 85 else { fatalError("\(frames.count) readings from one \(chip.name) poll") }
+                // What the FIFO holds, and the reading in the output registers beside it.
+                guard frames.count <= chip.info.fifoDepth + 1 else { fatalError("\(frames.count) readings from one \(chip.name) poll") }
                 for f in frames { checkRange(f, gyro: chip.info.hasGyro) }
             }
         }

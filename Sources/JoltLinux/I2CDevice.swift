@@ -75,6 +75,7 @@ public final class LinuxI2CBus: I2CBus {
     }
 
     public var maxReadLength: Int { mode == .smbus ? Int(I2C_SMBUS_BLOCK_MAX) : 8192 }
+    public var maxWriteLength: Int { mode == .smbus ? Int(I2C_SMBUS_BLOCK_MAX) + 1 : 8192 }
 
     /// The bus error kind for an errno, as `Documentation/i2c/fault-codes.rst` assigns them;
     /// ENODEV as well, which SMBus-only adapters such as i2c-stub return for an address where

@@ -83,6 +83,9 @@ public final class SimBus: I2CBus {
     public private(set) var failedTransactions = 0
     /// The largest read allowed in one transaction (32 to mimic an SMBus-only adapter).
     public var maxReadLength = 1 << 16
+    /// The largest write allowed in one transaction, the register address included (33 to mimic
+    /// an SMBus-only adapter).
+    public var maxWriteLength = 1 << 16
 
     public init(clock: SimClock) {
         self.clock = clock
@@ -160,7 +163,7 @@ public final class SimBus: I2CBus {
             }
         }
         guard let d = devices[address] else { throw I2CError(.noAcknowledge) }
-        if read.count > maxReadLength { throw I2CError(.unsupported) }
+        if read.count > maxReadLength || write.count > maxWriteLength { throw I2CError(.unsupported) }
         if write.count > 0 { d.write(write, now: now) }
         if read.count > 0 { d.read(into: read, now: now) }
     }

@@ -11,14 +11,14 @@ import Testing
 @Suite("Oversampling the slow rates")
 struct OversampleTests {
     /// A chip of the registry on a simulated bus asked for `rate` mHz, started, with `motion` a
-    /// reading every 10 ms; an engine over it.
-    func engine(chip name: String, rate: Int32, fifo: Bool, oversample: Bool = true, motion: (Int) -> Vec3) throws -> (SamplingEngine, TestClock, SimBus) {
+    /// reading every `pace` µs (10 ms: 100 Hz); an engine over it.
+    func engine(chip name: String, rate: Int32, fifo: Bool, oversample: Bool = true, pace: Int64 = 10_000, motion: (Int) -> Vec3) throws -> (SamplingEngine, TestClock, SimBus) {
         let chip = try #require(ChipRegistry.named(name))
         let clock = TestClock(SimClock())
         let bus = SimBus(clock: clock.sim)
-        let readings = (0..<20_000).map { Sample(t: Int64($0) * 10_000, accel: motion($0)) }
-        // The motion as a 100 Hz physical signal: a chip read slower takes every n-th reading.
-        bus.attach(try #require(SimulatedChips.twin(of: name)).init(source: PacedSource(SampleListSource(readings), periodMicros: 10_000)), at: chip.info.addresses[0])
+        let readings = (0..<20_000).map { Sample(t: Int64($0) * pace, accel: motion($0)) }
+        // The motion as a physical signal of that rate: a chip read slower takes every n-th reading.
+        bus.attach(try #require(SimulatedChips.twin(of: name)).init(source: PacedSource(SampleListSource(readings), periodMicros: pace)), at: chip.info.addresses[0])
         let sensor = try ChipSensor(chip, bus: bus, busName: "the simulated bus", address: chip.info.addresses[0],
                                     settings: SensorSettings(rateMilliHz: rate, fifo: fifo), oversample: oversample)
         var delay = TestDelay(clock: clock)
@@ -41,16 +41,20 @@ struct OversampleTests {
     /// z with a little noise (0–48 mg), so the supervisor sees live data.
     static func ring(_ i: Int) -> Vec3 { Vec3(i % 4 < 2 ? 212 : -212, 0, 1000 + Int32(i % 7) * 8) }
 
-    @Test("25 Hz on every chip, FIFO or not: the chip runs at 100 Hz, four readings make a sample, and a 25 Hz ring averages away",
-          arguments: ["mpu6050", "adxl345", "lis3dh"], [true, false])
+    @Test("25 Hz on every chip of the registry (26 on one that has no 25), FIFO or not: the chip runs four times faster, four readings make a sample, and a ring at the sample rate averages away",
+          arguments: ChipRegistry.names, [true, false])
     func ringAveragesAway(chip: String, fifo: Bool) throws {
-        let (e, clock, _) = try engine(chip: chip, rate: 25_000, fifo: fifo, motion: Self.ring)
-        #expect(e.sensor.oversampling == 4 && e.sensor.chipRateMilliHz == 100_000)
-        #expect(e.sensor.rateMilliHz == 25_000 && e.periodMicros == 40_000)
+        let rate = try #require(ChipRegistry.named(chip)).info.rates.nearest(to: 25_000)
+        let (e, clock, _) = try engine(chip: chip, rate: rate, fifo: fifo, pace: 250_000_000 / Int64(rate), motion: Self.ring)
+        // Four of the chip's periods (at 26 Hz: four of 104 Hz's 9615 µs, 1 µs short of 1/26 s).
+        let period = e.periodMicros
+        #expect(e.sensor.oversampling == 4 && e.sensor.chipRateMilliHz == rate * 4)
+        #expect(e.sensor.rateMilliHz == rate && abs(period - 1_000_000_000 / Int64(rate)) <= 4)
         let sink = run(e, clock, seconds: 4)
         #expect(sink.gaps.isEmpty && sink.faults.isEmpty, "\(sink.gaps) \(sink.faults)")
-        #expect(sink.samples.count >= 95 && sink.samples.count <= 100, "\(sink.samples.count) samples in 4 s")
-        #expect(sink.samples.enumerated().allSatisfy { $0.element.t == Int64($0.offset) * 40_000 })
+        let expected = Int(4_000_000 / period)
+        #expect(sink.samples.count >= expected - 5 && sink.samples.count <= expected, "\(sink.samples.count) samples in 4 s")
+        #expect(sink.samples.enumerated().allSatisfy { $0.element.t == Int64($0.offset) * period })
         // Read at 25 Hz the same ring would stand still at +212 or −212 mg: a push that is not there.
         let worst = sink.samples.map { abs($0.accel.x) }.max() ?? 999
         #expect(worst <= 4, "x after averaging: up to \(worst) mg")

@@ -1,5 +1,6 @@
 import Foundation
 @testable import JoltApp
+import JoltChips
 import JoltLinux
 import JoltTestSupport
 import Testing
@@ -242,7 +243,7 @@ struct BadInputTests {
         (["eval", "/nonexistent/corpus"], .noInput, "/nonexistent/corpus"),
         (["soak", "--hours", "0"], .usage, "--hours"),
         (["soak", "--hours", "x"], .usage, "--hours"),
-        (["soak", "--chip", "bmi160"], .usage, "--chip must be one of mpu6050, adxl345, lis3dh"),
+        (["soak", "--chip", "bmi160"], .usage, "--chip must be one of \(ChipRegistry.names.joined(separator: ", "))"),
         (["soak", "--rate", "5"], .usage, "--rate"),
         (["soak", "--seed", "-2"], .usage, "--seed must be a whole number"),
     ]

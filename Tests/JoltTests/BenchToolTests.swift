@@ -1,5 +1,7 @@
 import Foundation
 @testable import JoltApp
+import JoltChips
+import JoltDrivers
 import JoltCore
 import JoltLinux
 import JoltMotion
@@ -20,15 +22,16 @@ func stillTrace(up: V3, seconds: Double = 5) -> String {
 @Suite("jolt calibrate")
 struct CalibrateTests {
     func board(_ extra: String = "", chip: String = "mpu6050") -> String {
-        tempFile("""
+        let rate = Hz.text(ChipRegistry.named(chip)?.info.rates.nearest(to: 100_000) ?? 100_000)
+        return tempFile("""
         {
-          "name": "bench", "bus": "sim", "rate_hz": 100, \(extra)
+          "name": "bench", "bus": "sim", "rate_hz": \(rate), \(extra)
           "sim": { "chip": "\(chip)", "motion": "rest", "accel_bias_g": [0.05, -0.03, 0.02], "gyro_bias_dps": [1.5, -0.7, 0.2] }
         }
         """, name: "bench.json")
     }
 
-    @Test("measures the simulated chip's bias as offsets and writes them; the written board loads and reads level", arguments: ["mpu6050", "adxl345", "lis3dh"])
+    @Test("measures the simulated chip's bias as offsets and writes them; the written board loads and reads level", arguments: ChipRegistry.names)
     func offsets(chip: String) throws {
         let b = board(chip: chip)
         let out = NSTemporaryDirectory() + "cal-\(UUID().uuidString).json"
@@ -39,7 +42,7 @@ struct CalibrateTests {
         let written = try BoardProfile.load(path: out)
         let a = written.mount.accelOffset
         #expect(abs(a.x - 50) <= 4 && abs(a.y + 30) <= 4 && abs(a.z - 20) <= 4, "accel offsets \(a) mg")
-        if chip == "mpu6050" {
+        if ChipRegistry.named(chip)?.info.hasGyro == true {
             let g = written.mount.gyroOffset
             #expect(abs(g.x - 1500) <= 30 && abs(g.y + 700) <= 30 && abs(g.z - 200) <= 30, "gyro offsets \(g) mdps")
         }

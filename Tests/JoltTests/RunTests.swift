@@ -1,5 +1,6 @@
 import Foundation
 @testable import JoltApp
+import JoltChips
 import JoltCore
 import JoltMotion
 import JoltTrace
@@ -114,9 +115,10 @@ struct RunTests {
     func builtIn() throws {
         let file = try String(contentsOfFile: packageRoot + "/boards/sim.json", encoding: .utf8)
         #expect(file.trimmingCharacters(in: .whitespacesAndNewlines) == BoardProfile.builtInSimText.trimmingCharacters(in: .whitespacesAndNewlines))
-        for name in ["sim", "pi-mpu6050", "pi-adxl345", "pi-lis3dh"] {
-            _ = try BoardProfile.load(path: packageRoot + "/boards/\(name).json")
-        }
+        let boards = try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/boards").filter { $0.hasSuffix(".json") }
+        for name in boards { _ = try BoardProfile.load(path: packageRoot + "/boards/\(name)") }
+        // A board profile for every chip in the registry.
+        for chip in ChipRegistry.names { #expect(boards.contains("pi-\(chip).json"), "boards/pi-\(chip).json") }
     }
 
     static let badBoards: [(String, String, ExitCode)] = [

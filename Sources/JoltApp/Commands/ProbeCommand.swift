@@ -72,7 +72,8 @@ enum ProbeCommand {
         for c in ChipProbe.candidates {
             let info = c.chip.info
             let line: String
-            switch ChipProbe.probe(&bus, address: c.address, for: c.chip) {
+            let result = ChipProbe.probe(&bus, address: c.address, for: c.chip)
+            switch result {
             case .absent:
                 line = "-"
             case .found(_, let part, let id):
@@ -86,7 +87,21 @@ enum ProbeCommand {
                 line = "\(e.kind.words) (errno \(e.code))"
             }
             out.write("  0x\(hex(c.address).lowercased())  \(line)\n")
+            if case .found = result { out.write("        \(facts(info))\n") }
         }
         return found
+    }
+
+    /// What a found chip can do, from its plug-in: "±2-16 g, gyroscope ±125-2000 °/s, 12.5-6667
+    /// Hz, FIFO of 256 readings, INT: data ready, FIFO watermark, motion; self-test".
+    static func facts(_ i: ChipInfo) -> String {
+        func span(_ v: [Int32]) -> String { v.count > 1 ? "\(v.first!)-\(v.last!)" : v.map(String.init).joined() }
+        let rates = i.rates.within(0, .max)
+        var s = "±\(span(i.accelRangesG)) g"
+        if i.hasGyro { s += ", gyroscope ±\(span(i.gyroRangesDps)) °/s" }
+        if let lo = rates.min(), let hi = rates.max() { s += ", \(Hz.text(lo))-\(Hz.text(hi)) Hz" }
+        s += i.fifoDepth > 0 ? ", FIFO of \(i.fifoDepth) readings" : ", no FIFO"
+        if !i.interrupts.isEmpty { s += ", INT: " + i.interrupts.names.joined(separator: ", ") }
+        return s + (i.selfTest ? "; self-test" : "")
     }
 }

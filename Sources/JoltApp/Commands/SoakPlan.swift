@@ -1,3 +1,4 @@
+import JoltChips
 import JoltDrivers
 import JoltMotion
 import JoltSim
@@ -32,13 +33,8 @@ struct SoakPlanner {
     /// and samples are lost): half a second past that at least, s. At 100 Hz the 1.5 s floor
     /// of every stall is past every chip's FIFO; at 25 Hz an MPU6050's 85 frames last 3.4 s.
     var stallFloor: Double {
-        guard options.fifo else { return 0 }
-        let frames = switch options.chip {
-        case "adxl345": ADXL345Spec.fifoDepth
-        case "lis3dh": LIS3DHSpec.fifoDepth
-        default: MPU6050Spec.fifoSize / MPU6050Spec.fifoFrameSize
-        }
-        return Double(frames) / rate + 0.5
+        guard options.fifo, let chip = ChipRegistry.named(options.chip) else { return 0 }
+        return Double(chip.info.fifoDepth) / rate + 0.5
     }
     func simTime(_ sample: Int) -> Int64 { SoakCommand.plannedStart + Int64(sample) * periodMicros }
     func count(_ s: Double) -> Int { max(Int((s * rate).rounded()), 0) }

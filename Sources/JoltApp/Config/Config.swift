@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltChips
+import JoltDrivers
 import JoltJSON
 import JoltCore
 import JoltLinux
@@ -131,12 +132,17 @@ extension BoardProfile {
             b.address = try parseAddress(n) { m throws(JoltError) in r.fail("address", n, m) }
         }
         if let hz = try r.milli("rate_hz", 12_500...1_000_000, "Hz") { b.rateMilliHz = hz }
-        if let g = try r.integer("accel_range_g", 2...16, "g") {
-            guard [2, 4, 8, 16].contains(g) else { throw r.fail("accel_range_g", r.node("accel_range_g"), "must be 2, 4, 8 or 16 (g), found \(g)") }
+        // The ranges the board's chip has (any registered chip's, when it is detected).
+        let named = b.chip.flatMap(ChipRegistry.named)
+        let facts = ChipFacts(named.map { [$0] } ?? ChipRegistry.all), any = ChipFacts(ChipRegistry.all)
+        if let g = try r.integer("accel_range_g", any.accelBounds, "g") {
+            guard facts.accelRangesG.contains(g) else { throw r.fail("accel_range_g", r.node("accel_range_g"), "must be \(facts.words(facts.accelRangesG)) (g)\(facts.on), found \(g)") }
             b.accelRangeG = g
         }
-        if let d = try r.integer("gyro_range_dps", 250...2000, "°/s") {
-            guard [250, 500, 1000, 2000].contains(d) else { throw r.fail("gyro_range_dps", r.node("gyro_range_dps"), "must be 250, 500, 1000 or 2000 (°/s), found \(d)") }
+        if let d = try r.integer("gyro_range_dps", any.gyroBounds, "°/s") {
+            guard facts.gyroRangesDps.isEmpty || facts.gyroRangesDps.contains(d) else {
+                throw r.fail("gyro_range_dps", r.node("gyro_range_dps"), "must be \(facts.words(facts.gyroRangesDps)) (°/s)\(facts.on), found \(d)")
+            }
             b.gyroRangeDps = d
         }
         if let f = try r.bool("fifo") { b.fifo = f }
@@ -157,7 +163,19 @@ extension BoardProfile {
         b.control = try parseControl(try r.object("control"))
         if let m = try r.object("mqtt") { b.mqtt = try parseMQTT(m) }
         try r.finish()
+        try checkRate(b, r)
         return b
+    }
+
+    /// The chip the board names (for the simulated bus, the simulated chip) makes the board's rate:
+    /// refused at rate_hz's line, from the chip's own facts, rather than when the chip is opened.
+    static func checkRate(_ b: BoardProfile, _ r: ObjectReader) throws(JoltError) {
+        guard let chip = ChipRegistry.named(b.chip ?? (b.isSimulated ? b.sim.chip : "")) else { return }
+        let i = chip.info
+        let settings = SensorSettings(rateMilliHz: b.rateMilliHz, accelRangeG: i.accelRangesG[0], gyroRangeDps: i.gyroRangesDps.first ?? b.gyroRangeDps)
+        guard let why = chip.sensor.unsupported(settings) else { return }
+        let given = r.has("rate_hz")
+        throw r.fail(given ? "rate_hz" : "chip", r.node(given ? "rate_hz" : "chip"), why + (given ? "" : "; give rate_hz (the default is \(Hz.text(b.rateMilliHz)) Hz)"))
     }
 
     static func parseAddress(_ n: JSONNode, fail: (String) throws(JoltError) -> JoltError) throws(JoltError) -> UInt8 {
@@ -262,5 +280,29 @@ extension BoardProfile {
         if path.hasPrefix("/") || file.isEmpty { return path }
         guard let slash = file.lastIndex(of: "/") else { return path }
         return String(file[..<slash]) + "/" + path
+    }
+}
+
+/// What a set of chips can do, for the configuration's checks and its documentation: one chip's
+/// facts, or (a chip to be detected) every registered chip's together.
+struct ChipFacts {
+    let accelRangesG: [Int32]
+    let gyroRangesDps: [Int32]
+    /// " on the LSM6DSO" for one chip, "" for all of them.
+    let on: String
+
+    init(_ chips: [Chip]) {
+        accelRangesG = Array(Set(chips.flatMap(\.info.accelRangesG))).sorted()
+        gyroRangesDps = Array(Set(chips.flatMap(\.info.gyroRangesDps))).sorted()
+        on = chips.count == 1 ? " on the \(chips[0].info.part)" : ""
+    }
+
+    var accelBounds: ClosedRange<Int64> { Int64(accelRangesG.first ?? 2)...Int64(accelRangesG.last ?? 16) }
+    var gyroBounds: ClosedRange<Int64> { Int64(gyroRangesDps.first ?? 125)...Int64(gyroRangesDps.last ?? 2000) }
+
+    /// "2, 4, 8 or 16".
+    func words(_ values: [Int32]) -> String {
+        guard let last = values.last else { return "" }
+        return values.count == 1 ? "\(last)" : values.dropLast().map(String.init).joined(separator: ", ") + " or \(last)"
     }
 }

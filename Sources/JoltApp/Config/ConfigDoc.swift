@@ -1,4 +1,5 @@
 import JoltChips
+import JoltDrivers
 import JoltCore
 import JoltTrace
 
@@ -18,7 +19,7 @@ enum ConfigDoc {
     /// Profiles that, between them, hold every key the loader knows (values valid on any machine).
     static let samples: [String] = [
         #"""
-        {"name": "every key", "description": "d", "bus": "/dev/i2c-1", "chip": "mpu6050", "address": "0x68",
+        {"name": "every key", "description": "d", "bus": "/dev/i2c-1", "chip": "auto", "address": "0x68",
          "rate_hz": 100, "accel_range_g": 4, "gyro_range_dps": 500, "fifo": true, "fifo_poll_ms": 200,
          "mount": {"x": "+x", "y": "+y", "z": "+z"}, "offsets": {"accel_g": [0, 0, 0], "gyro_dps": [0, 0, 0]},
          "detection": {"sensitivity": "medium", "gravity_tau_ms": 500,
@@ -66,6 +67,17 @@ enum ConfigDoc {
 
     static var keys: [Key] { boardKeys + detectionKeys + simulationKeys + lineKeys + alarmKeys + mqttKeys }
 
+
+    /// A fact of every chip that has it, grouped: "2, 4, 8, 16 (MPU6050, ADXL345, LIS3DH, LSM6DSO)".
+    static func byChip(_ fact: KeyPath<ChipInfo, [Int32]>) -> String {
+        var groups: [(values: [Int32], parts: [String])] = []
+        for c in ChipRegistry.all where !c.info[keyPath: fact].isEmpty {
+            let v = c.info[keyPath: fact]
+            if let k = groups.firstIndex(where: { $0.values == v }) { groups[k].parts.append(c.info.part) } else { groups.append((v, [c.info.part])) }
+        }
+        return groups.map { g in g.values.map(String.init).joined(separator: ", ") + " (" + g.parts.joined(separator: ", ") + ")" }.joined(separator: "; ")
+    }
+
     static var boardKeys: [Key] {
         let b = BoardProfile()
         return [
@@ -74,9 +86,9 @@ enum ConfigDoc {
             Key(path: "bus", defaultValue: "\"\(b.bus)\"", meaning: "The I2C bus: `\"1\"`, `\"i2c-1\"` or `\"/dev/i2c-1\"` (the Pi's header pins 3 and 5), or `\"sim\"` for the simulated bus."),
             Key(path: "chip", defaultValue: "detected", meaning: "The chip: " + ChipRegistry.names.map { "`\($0)`" }.joined(separator: ", ") + ", or `auto` to find any of them at its usual addresses."),
             Key(path: "address", defaultValue: "the chip's default", meaning: "The chip's 7-bit address, like `\"0x68\"`: " + ChipRegistry.all.map { c in "\(c.info.part) \(c.info.addresses.map { "0x" + hex($0) }.joined(separator: " or ")) (\(c.info.addressPin))" }.joined(separator: "; ") + "."),
-            Key(path: "rate_hz", defaultValue: milli(b.rateMilliHz), meaning: "Output data rate. The chip is set to the nearest rate it has; the detectors are tuned for the rate it really runs at. Below 50 Hz, when the alarm watches for tamper, the chip is read at a power-of-two multiple of the rate, 100 Hz or more (25 Hz: four readings a sample), where it has that rate, and filtered down to the rate, so that a counter ringing near it is not folded into a slow push (docs/detection.md)."),
-            Key(path: "accel_range_g", defaultValue: "\(b.accelRangeG)", meaning: "Accelerometer full scale: 2, 4, 8 or 16 g. A vigorous shake reaches 3–5 g."),
-            Key(path: "gyro_range_dps", defaultValue: "\(b.gyroRangeDps)", meaning: "Gyroscope full scale: 250, 500, 1000 or 2000 °/s (MPU6050 only)."),
+            Key(path: "rate_hz", defaultValue: milli(b.rateMilliHz), meaning: "Output data rate, one the chip makes: " + ChipRegistry.all.map { "\($0.info.part) \($0.info.rates.text)" }.joined(separator: "; ") + ". A rate the chip lacks is refused. The detectors are tuned for the rate. Below 50 Hz, when the alarm watches for tamper, the chip is read at a power-of-two multiple of the rate, 100 Hz or more (25 Hz: four readings a sample), where it has that rate, and filtered down to the rate, so that a counter ringing near it is not folded into a slow push (docs/detection.md)."),
+            Key(path: "accel_range_g", defaultValue: "\(b.accelRangeG)", meaning: "Accelerometer full scale, g: " + Self.byChip(\.accelRangesG) + ". A vigorous shake reaches 3–5 g."),
+            Key(path: "gyro_range_dps", defaultValue: "\(b.gyroRangeDps)", meaning: "Gyroscope full scale, °/s, on a chip with a gyroscope: " + Self.byChip(\.gyroRangesDps) + "."),
             Key(path: "fifo", defaultValue: "\(b.fifo)", meaning: "Read through the chip's FIFO in batches (fewer wake-ups) rather than sample by sample."),
             Key(path: "fifo_poll_ms", defaultValue: "\(b.fifoPollMillis)", meaning: "How often the FIFO is drained (capped so that it never fills)."),
             Key(path: "mount", defaultValue: "`+x`, `+y`, `+z`", meaning: "How the chip sits in the enclosure: which chip axis, with its sign, is the board's x, y and z (z up when the board lies face up). `jolt calibrate` suggests it."),

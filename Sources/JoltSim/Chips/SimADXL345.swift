@@ -6,7 +6,7 @@ import JoltDrivers
 /// or stream mode behave as the data sheet (Rev. G) describes; readings come from a
 /// `MotionSource`.
 public final class SimADXL345: SimulatedChip {
-    public static let chipName = "adxl345"
+    public static let chipInfo = ADXL345Sensor<SimBus>.info
     var regs = [UInt8](repeating: 0, count: 0x3A)
     var pointer: UInt8 = 0
     var fifo: [(Int16, Int16, Int16)] = []

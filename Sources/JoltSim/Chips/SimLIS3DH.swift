@@ -6,7 +6,7 @@ import JoltDrivers
 /// with auto-increment, and the 32-level FIFO in bypass or stream mode with OVRN_FIFO, as the
 /// data sheet (DocID17530) describes; readings come from a `MotionSource`.
 public final class SimLIS3DH: SimulatedChip {
-    public static let chipName = "lis3dh"
+    public static let chipInfo = LIS3DHSensor<SimBus>.info
     var regs = [UInt8](repeating: 0, count: 0x40)
     var pointer: UInt8 = 0
     var autoIncrement = false

@@ -5,7 +5,7 @@ import JoltDrivers
 /// divider, the data registers and the 1024-byte FIFO behave as the register map
 /// (RM-MPU-6000A-00) describes; readings come from a `MotionSource`.
 public final class SimMPU6050: SimulatedChip {
-    public static let chipName = "mpu6050"
+    public static let chipInfo = MPU6050Sensor<SimBus>.info
     var regs = [UInt8](repeating: 0, count: 128)
     var pointer: UInt8 = 0
     var fifo = [UInt8](repeating: 0, count: MPU6050Spec.fifoSize)

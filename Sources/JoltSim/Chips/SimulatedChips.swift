@@ -1,10 +1,12 @@
 import JoltCore
+import JoltDrivers
 
 /// A register-level simulated chip: a device on the simulated bus whose readings come from a
 /// `MotionSource`, the twin of a chip in the registry.
 public protocol SimulatedChip: FaultableDevice {
-    /// The registry name of the chip it simulates ("lis3dh").
-    static var chipName: String { get }
+    /// The facts of the chip it simulates, from the chip's own plug-in (JoltDrivers), so that a
+    /// twin is joined to its chip by the plug-in's declaration, not by a name written again.
+    static var chipInfo: ChipInfo { get }
     init(source: MotionSource)
     /// Sim time of the source's sample 0 minus one period, µs, once the chip has made its first
     /// sample: source sample i is made at `sourceStart + (i + 1) × period`.
@@ -13,12 +15,12 @@ public protocol SimulatedChip: FaultableDevice {
     var exhausted: Bool { get }
 }
 
-/// The simulated twins, one line per chip.
+/// The simulated twins, one line per chip (a test checks every chip in the registry has one).
 public enum SimulatedChips {
     public static var all: [any SimulatedChip.Type] { [SimMPU6050.self, SimADXL345.self, SimLIS3DH.self] }
 
     /// The twin of the chip a board names.
-    public static func twin(of chip: String) -> (any SimulatedChip.Type)? { all.first { $0.chipName == chip } }
+    public static func twin(of chip: String) -> (any SimulatedChip.Type)? { all.first { $0.chipInfo.name == chip } }
 }
 
 /// A twin's view of its motion: which source sample stands at each of its output data times

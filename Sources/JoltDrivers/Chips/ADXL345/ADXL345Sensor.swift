@@ -8,7 +8,9 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
     public static var info: ChipInfo {
         ChipInfo(name: "adxl345", part: "ADXL345", addresses: [ADXL345Spec.addressLow, ADXL345Spec.addressHigh],
                  addressPin: "ALT ADDRESS high makes it 0x1D", idRegister: ADXL345Register.deviceID.rawValue,
-                 idRegisterName: "DEVID", id: ADXL345Spec.deviceID, hasGyro: false)
+                 idRegisterName: "DEVID", id: ADXL345Spec.deviceID,
+                 accelRangesG: ADXL345Range.allCases.map(\.g), gyroRangesDps: [], rates: .list(ADXL345Rate.allCases.map(\.milliHz)),
+                 fifoDepth: ADXL345Spec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion], selfTest: true)
     }
 
     public static func unsupported(_ s: SensorSettings) -> String? {

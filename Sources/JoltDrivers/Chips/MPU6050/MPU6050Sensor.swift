@@ -8,7 +8,10 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
     public static var info: ChipInfo {
         ChipInfo(name: "mpu6050", part: "MPU6050", addresses: [MPU6050Spec.addressLow, MPU6050Spec.addressHigh],
                  addressPin: "AD0 high makes it 0x69", idRegister: MPU6050Register.whoAmI.rawValue,
-                 idRegisterName: "WHO_AM_I", id: MPU6050Spec.whoAmI, hasGyro: true)
+                 idRegisterName: "WHO_AM_I", id: MPU6050Spec.whoAmI,
+                 accelRangesG: MPU6050AccelRange.allCases.map(\.g), gyroRangesDps: MPU6050GyroRange.allCases.map(\.dps),
+                 rates: .divided(baseMilliHz: 1_000_000, maxDivider: 255), fifoDepth: MPU6050Spec.fifoSize / MPU6050Spec.fifoFrameSize,
+                 interrupts: [.dataReady, .fifoOverflow, .motion], selfTest: true)
     }
 
     public static func part(forID id: UInt8) -> String? {
