@@ -19,6 +19,7 @@ public enum ChipRegistry {
             Chip(MPU6050Sensor<SharedBus>.self),
             Chip(ADXL345Sensor<SharedBus>.self),
             Chip(LIS3DHSensor<SharedBus>.self),
+            Chip(LSM6DSOSensor<SharedBus>.self),
         ]
     }
 

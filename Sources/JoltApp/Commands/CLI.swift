@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JoltChips
+import JoltDrivers
 import JoltJSON
 import JoltCore
 import JoltCorpus
@@ -276,10 +277,16 @@ public enum JoltCLI {
             guard let v = UInt64(s) else { throw JoltError(.usage, "jolt soak: --seed must be a whole number, found '\(s)'") }
             o.seed = v
         }
-        if let r = try a.fixed("--rate", places: 3, range: 12_500...1_000_000, unit: "Hz") { o.rateMilliHz = Int32(r) }
         if let c = a.value("--chip") {
-            guard ChipRegistry.named(c) != nil else { throw JoltError(.usage, "jolt soak: --chip must be one of \(ChipRegistry.names.joined(separator: ", ")), found '\(c)'") }
+            guard let chip = ChipRegistry.named(c) else { throw JoltError(.usage, "jolt soak: --chip must be one of \(ChipRegistry.names.joined(separator: ", ")), found '\(c)'") }
             o.chip = c
+            o.rateMilliHz = chip.info.rates.nearest(to: o.rateMilliHz)   // the chip's rate nearest 100 Hz, unless --rate
+        }
+        if let r = try a.fixed("--rate", places: 3, range: 12_500...1_000_000, unit: "Hz") {
+            o.rateMilliHz = Int32(r)
+            if let why = ChipRegistry.named(o.chip)?.sensor.unsupported(SensorSettings(rateMilliHz: o.rateMilliHz, accelRangeG: 16, gyroRangeDps: 2000)) {
+                throw JoltError(.usage, "jolt soak: --rate: \(why)")
+            }
         }
         o.fifo = !a.flag("--no-fifo")
         o.json = a.flag("--json")

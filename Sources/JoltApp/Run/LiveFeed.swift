@@ -260,6 +260,9 @@ final class LocalFeed: RunWatcher {
     }
 
     func sample(_ s: Sample, _ levels: LiveLevels) {
+        // The rest of the read that reached the limit (a FIFO drain is not cut at a rate's
+        // multiple of the time asked) is past what was asked for.
+        if reachedLimit { return }
         if first == nil {
             first = s.t
             view.started(LiveFeed.Info(identity: sensor.identity, address: sensor.address, bus: sensor.busName, board: name,

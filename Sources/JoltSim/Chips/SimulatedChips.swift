@@ -17,7 +17,7 @@ public protocol SimulatedChip: FaultableDevice {
 
 /// The simulated twins, one line per chip (a test checks every chip in the registry has one).
 public enum SimulatedChips {
-    public static var all: [any SimulatedChip.Type] { [SimMPU6050.self, SimADXL345.self, SimLIS3DH.self] }
+    public static var all: [any SimulatedChip.Type] { [SimMPU6050.self, SimADXL345.self, SimLIS3DH.self, SimLSM6DSO.self] }
 
     /// The twin of the chip a board names.
     public static func twin(of chip: String) -> (any SimulatedChip.Type)? { all.first { $0.chipInfo.name == chip } }
