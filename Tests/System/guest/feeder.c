@@ -1,0 +1,97 @@
+/*
+ * The system test's MPU6050 (jolt-feeder.service): i2c-stub keeps the registers; this plays the
+ * chip's side, through i2c-dev's SMBus ioctl. Every 10 ms it answers DEVICE_RESET (clears the
+ * bit, as the reset finishing does, where a real chip takes 100 ms); every 100 ms it writes the
+ * data registers from the pose asked in /run/jolt-feeder/pose:
+ *   rest   face up, still (the lowest bit of x changes on every row, as a real chip's noise does)
+ *   theft  lifted 0.1 g for three rows, then turned about x at 60 °/s to 30°, and held there
+ * /run/jolt-feeder/at says where it is: the angle step, 0 (flat) to 5 (30°); /run/jolt-feeder/rows
+ * counts the rows written. Built static for the guest's architecture by Tests/System/run: a shell
+ * loop starting i2cget and i2cset for every row answered the reset only between its rows, which
+ * an emulated CPU under load slowed past the driver's one-second wait.
+ */
+#include <fcntl.h>
+#include <linux/i2c-dev.h>
+#include <linux/i2c.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+static int bus;
+
+static int smbus(char rw, unsigned char command, int size, union i2c_smbus_data *data) {
+    struct i2c_smbus_ioctl_data args = { .read_write = rw, .command = command, .size = size, .data = data };
+    return ioctl(bus, I2C_SMBUS, &args);
+}
+
+static int read_byte(unsigned char reg) {
+    union i2c_smbus_data d;
+    return smbus(I2C_SMBUS_READ, reg, I2C_SMBUS_BYTE_DATA, &d) < 0 ? -1 : d.byte;
+}
+
+static void write_byte(unsigned char reg, unsigned char value) {
+    union i2c_smbus_data d = { .byte = value };
+    smbus(I2C_SMBUS_WRITE, reg, I2C_SMBUS_BYTE_DATA, &d);
+}
+
+static void write_block(unsigned char reg, const unsigned char *bytes, int n) {
+    union i2c_smbus_data d;
+    d.block[0] = (unsigned char)n;
+    memcpy(d.block + 1, bytes, (size_t)n);
+    smbus(I2C_SMBUS_WRITE, reg, I2C_SMBUS_I2C_BLOCK_DATA, &d);
+}
+
+static void put(const char *path, int value) {
+    FILE *f = fopen(path, "w");
+    if (f) { fprintf(f, "%d\n", value); fclose(f); }
+}
+
+static int theft(void) {
+    char pose[16] = "";
+    FILE *f = fopen("/run/jolt-feeder/pose", "r");
+    if (f) { if (!fgets(pose, sizeof pose, f)) pose[0] = 0; fclose(f); }
+    return strncmp(pose, "theft", 5) == 0;
+}
+
+int main(void) {
+    /* At ±4 g (8192 counts per g), 0° to 30° about x in 6° steps: y = 8192 sin, z = 8192 cos. */
+    static const int ys[] = {0, 856, 1703, 2531, 3332, 4096}, zs[] = {8192, 8147, 8013, 7791, 7484, 7094};
+    int at = 0, lift = 0, row = 0;
+    bus = open("/dev/i2c-0", O_RDWR);
+    if (bus < 0 || ioctl(bus, I2C_SLAVE, 0x68) < 0) { perror("feeder: /dev/i2c-0, 0x68"); return 1; }
+    write_byte(0x75, 0x68);   /* WHO_AM_I */
+    write_byte(0x6B, 0x40);   /* PWR_MGMT_1 after power-on: asleep */
+    put("/run/jolt-feeder/at", 0);
+    FILE *p = fopen("/run/jolt-feeder/pose", "w");
+    if (p) { fputs("rest\n", p); fclose(p); }
+    for (int tick = 0;; tick++) {
+        int pm = read_byte(0x6B);
+        if (pm >= 0 && (pm & 0x80)) write_byte(0x6B, 0x40);   /* the reset is over: asleep again */
+        if (tick % 10 == 0) {
+            int gx = 0, z, v[7], stolen = theft();
+            unsigned char bytes[14];
+            if (stolen) {
+                if (at == 0 && lift < 3) lift++;
+                else if (at < 5) { at++; gx = 3930; }
+            } else {
+                lift = 0;
+                if (at > 0) { at--; gx = -3930; }
+            }
+            z = (lift > 0 && at == 0 && stolen) ? 9011 : zs[at];
+            row++;
+            /* ACCEL_XOUT_H … GYRO_ZOUT_L, big-endian (the temperature reads 0) */
+            v[0] = (row % 2) * 8; v[1] = ys[at]; v[2] = z; v[3] = 0; v[4] = gx; v[5] = 0; v[6] = 0;
+            for (int i = 0; i < 7; i++) {
+                bytes[2 * i] = (unsigned char)((v[i] >> 8) & 0xFF);
+                bytes[2 * i + 1] = (unsigned char)(v[i] & 0xFF);
+            }
+            write_block(0x3B, bytes, 14);
+            put("/run/jolt-feeder/at", at);
+            put("/run/jolt-feeder/rows", row);
+        }
+        struct timespec ten = {0, 10 * 1000 * 1000};
+        nanosleep(&ten, NULL);
+    }
+}
