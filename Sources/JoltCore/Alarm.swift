@@ -142,3 +142,74 @@ public struct Alarm: Sendable {
         return nil
     }
 }
+
+extension Alarm {
+    /// One step of the alarm after a sample at `t` raised `events`: time passes, the events are
+    /// offered, and the tamper detector is armed or disarmed to follow the state.
+    public mutating func step<D: SampleDetector>(_ events: Events, at t: Int64, detectors: inout D) -> AlarmTransition? {
+        let tr = tick(at: t) ?? observe(events, at: t)
+        if let tr { follow(tr, detectors: &detectors) }
+        return tr
+    }
+
+    /// Applies a command (arm or disarm) at `t`, keeping the tamper detector in step.
+    public mutating func command<D: SampleDetector>(arm: Bool, at t: Int64, detectors: inout D) -> AlarmTransition? {
+        command(arm ? .armCommand : .disarmCommand, at: t, detectors: &detectors)
+    }
+
+    /// Applies a command — `.armCommand`, `.disarmCommand` or `.panic` — at `t`, keeping the
+    /// tamper detector in step.
+    public mutating func command<D: SampleDetector>(_ c: AlarmTransition.Cause, at t: Int64, detectors: inout D) -> AlarmTransition? {
+        let tr: AlarmTransition?
+        switch c {
+        case .armCommand: tr = arm(at: t)
+        case .disarmCommand: tr = disarm(at: t)
+        case .panic: tr = panic(at: t)
+        default: tr = nil
+        }
+        if let tr { follow(tr, detectors: &detectors) }
+        return tr
+    }
+
+    /// What the detectors must do to follow `tr`, `gravity` being the orientation of the moment
+    /// (what `armTamper()` takes): watching starts against it; disarmed or in its grace period,
+    /// the tamper detector stops; sounding, nothing changes.
+    public static func change(after tr: AlarmTransition, gravity: Vec3) -> DetectorChange? {
+        switch tr.to {
+        case .armed: return .armTamper(reference: gravity)
+        case .disarmed, .arming: return .disarmTamper
+        case .triggered: return nil
+        }
+    }
+
+    func follow<D: SampleDetector>(_ tr: AlarmTransition, detectors: inout D) {
+        switch tr.to {
+        case .armed:
+            // Watching starts now (again, after a timeout): the reference is where it is now.
+            detectors.armTamper()
+        case .disarmed, .arming:
+            detectors.disarmTamper()
+        case .triggered:
+            break
+        }
+    }
+}
+
+/// What the alarm asks of the detectors after a transition, as a message: whoever owns the
+/// detectors (the sampling engine) applies it, so that nothing else reaches into them.
+public enum DetectorChange: Equatable, Sendable {
+    /// Arm the tamper detector against this orientation (gravity, mg).
+    case armTamper(reference: Vec3)
+    /// Disarm it.
+    case disarmTamper
+}
+
+extension SampleDetector {
+    /// Applies what the alarm asked.
+    public mutating func apply(_ c: DetectorChange) {
+        switch c {
+        case .armTamper(let reference): armTamper(reference: reference)
+        case .disarmTamper: disarmTamper()
+        }
+    }
+}

@@ -16,8 +16,11 @@ public protocol EngineSink {
     mutating func fault(_ reason: String, at t: Int64)
     /// Samples were lost between `start` and `resume`; the detectors have been reset.
     mutating func gap(_ gap: Gap)
-    /// One sample (board axes, offsets applied) and what it raised in `detectors`.
-    mutating func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: inout D)
+    /// One sample (board axes, offsets applied), what it raised, and the detectors after it, to
+    /// read. What the detectors must change before the next sample (the alarm armed or disarmed
+    /// the tamper detector) comes back as a message, which the engine applies: the detectors
+    /// belong to the engine alone.
+    mutating func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: borrowing D) -> DetectorChange?
 }
 
 /// A break in the data.
@@ -146,7 +149,7 @@ public final class SamplingEngine {
             index += 1
             samples += 1
             let e = d.update(s)
-            sink.sample(s, events: e, detectors: &d)
+            if let c = sink.sample(s, events: e, detectors: d) { d.apply(c) }
         }
         nextPoll += intervalMicros
         if nextPoll <= clock.now - intervalMicros { nextPoll = clock.now + intervalMicros }
@@ -170,6 +173,12 @@ public final class SamplingEngine {
         }
         supervisor.resume(now: now)
         nextPoll = max(nextPoll, now)
+    }
+
+    /// Applies what the alarm asked of the detectors between polls (a command): the engine is
+    /// the only one that changes them.
+    public func apply<D: SampleDetector>(_ change: DetectorChange, to d: inout D) {
+        d.apply(change)
     }
 
     /// Faulted: re-probes (identify, reset, configure) and schedules what follows.

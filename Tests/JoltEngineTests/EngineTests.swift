@@ -20,7 +20,10 @@ struct Collected: EngineSink {
     var faults: [String] = []
     mutating func fault(_ reason: String, at t: Int64) { faults.append(reason) }
     mutating func gap(_ gap: Gap) { gaps.append(gap) }
-    mutating func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: inout D) { samples.append(s) }
+    mutating func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: borrowing D) -> DetectorChange? {
+        samples.append(s)
+        return nil
+    }
 }
 
 @Suite("The sampling engine")

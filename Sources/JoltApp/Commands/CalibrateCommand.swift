@@ -191,8 +191,8 @@ final class CalibrationReading: EngineSink {
     func fault(_ reason: String, at t: Int64) { failure = failure ?? reason }
     func gap(_ gap: Gap) {}
 
-    func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: inout D) {
-        guard s.t < limitMicros else { return }
+    func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: borrowing D) -> DetectorChange? {
+        guard s.t < limitMicros else { return nil }
         let v = [s.accel.x, s.accel.y, s.accel.z, s.gyro.x, s.gyro.y, s.gyro.z]
         count += 1
         for i in 0..<6 {
@@ -203,6 +203,7 @@ final class CalibrationReading: EngineSink {
             low[i] = min(low[i], v[i])
             high[i] = max(high[i], v[i])
         }
+        return nil
     }
 }
 

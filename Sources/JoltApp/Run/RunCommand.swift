@@ -14,6 +14,12 @@ import JoltSim
 /// the alarm, fire the actions, answer the control socket — until the simulated motion ends,
 /// the time limit passes, or a signal. On the way out, whatever the reason, every output goes
 /// inactive and every line is released.
+///
+/// It puts the run together and takes it apart; the parts do the work and do not call back into
+/// it: `SamplingEngine` (the chip to samples, the only owner of the detectors), `RunLoop` (the
+/// wait over the wake-ups and the chip's polls), `RunSink` (samples to events and the alarm),
+/// `AlarmController` (the alarm, its state on disk), `EventRouter` (every event to where it
+/// goes), `RunRequests` (the control socket, MQTT, the key switch), `ActionWorker` (the outputs).
 final class RunCommand {
     struct Options {
         var json: Bool?
@@ -42,35 +48,25 @@ final class RunCommand {
     let out: TextOutput
     let hw: Hardware
     let clock: RunClock
+    /// Who watches the run from inside (`watch`, `record`, `soak`, tests): one interface.
+    var watcher: RunWatcher?
+    /// The parts, once running.
     var signals: SignalChannel?
+    var busLock: Int32?
+    var engine: SamplingEngine?
     var worker: ActionWorker?
     var outputs: [String: OutputLine] = [:]
     var inputs: [String: InputLine] = [:]
     var control: ControlServer?
-    let notifier = Notifier()
-    var busLock: Int32?
-    /// The MQTT link, when the board has one.
     var bridge: MQTTBridge?
-
-    /// The alarm, when the board has one. Kept across reloads and detector restarts.
-    var alarm: Alarm?
-    /// The alarm's state on disk, and what it held at start.
-    var store: AlarmStore?
-    /// MQTT acknowledgements waiting for the state they report to be on disk (`whenSaved`).
-    var heldAcknowledgements: [(save: UInt64, send: () -> Void)] = []
-    var savedAtStart: Result<SavedAlarm?, AlarmStore.LoadError>?
-    /// The tamper reference while armed or sounding: kept across reloads and restarts.
-    var tamperReference: Vec3?
-    /// When the alarm entered its state, wall clock µs.
-    var alarmSinceWall = WallClock.nowMicros()
-    var alarmStarted = false
-    /// Tampers seen while the alarm was already sounding, since it last triggered.
-    var tamperRepeats = 0
-    var keySwitchLast: Bool?
-    /// The sampling engine, once the chip is started. Kept across reloads.
-    var engine: SamplingEngine?
-    /// Stream time of the next sample, µs: the clock commands are applied on.
-    var streamNow: Int64 { engine?.streamNow ?? hw.origin }
+    let notifier = Notifier()
+    /// The alarm's state on disk (`--state-dir`, the profile, the service's StateDirectory).
+    let store: AlarmStore?
+    var alarm: AlarmController?
+    var router: EventRouter?
+    var requests: RunRequests?
+    let counters = RunCounters()
+    var wallMicros: Int64 = 0
 
     /// Figures for the daemon-cost benchmark and the exit log line.
     struct Stats {
@@ -85,11 +81,16 @@ final class RunCommand {
         /// Monotonic time of the last alarm trigger, µs (for the latency to the buzzer).
         var triggeredAtWall: Int64?
     }
-    var stats = Stats()
-    /// Who watches the run from inside (`watch`, `record`, `soak`, tests): one interface.
-    var watcher: RunWatcher?
+    var stats: Stats {
+        Stats(samples: engine?.samples ?? 0, events: router?.count ?? 0, wakeups: counters.wakeups, overflows: engine?.overflows ?? 0,
+              skipped: engine?.skipped ?? 0, streamMicros: engine?.streamMicros ?? 0, wallMicros: wallMicros, triggeredAtWall: alarm?.triggeredAt)
+    }
     /// The chip's health: retries, faults, re-probes. Kept across reloads.
     var supervisor: ChipSupervisor { engine?.supervisor ?? ChipSupervisor(periodMicros: hw.sensor.periodMicros, now: 0) }
+    /// Tampers seen while the alarm was already sounding, since it last triggered.
+    var tamperRepeats: Int { alarm?.tamperRepeats ?? 0 }
+    /// Stream time of the next sample, µs: the clock commands are applied on.
+    var streamNow: Int64 { engine?.streamNow ?? hw.origin }
 
     /// `outputs`, when given, replace the board's (tests observe simulated lines this way), and
     /// `store` the board's state folder (a test gives a slow disk).
@@ -105,19 +106,17 @@ final class RunCommand {
         self.out = out
         hw = try Hardware.open(b, trace: options.trace, source: options.source)
         clock = try hw.clock(fast: options.fast, board: board)
-        if let a = b.alarm {
-            alarm = Alarm(settings: a.settings)
+        var s: AlarmStore?
+        if b.alarm != nil {
             if let given {
-                store = given
-                savedAtStart = given.load()
+                s = given
             } else if let dir = AlarmStore.directory(option: options.stateDirectory, board: b) {
-                let s = try AlarmStore(directory: dir)
-                store = s
-                savedAtStart = s.load()
+                s = try AlarmStore(directory: dir)
             } else if !b.isSimulated {
                 Log.warning("the alarm's state is not kept across restarts: give --state-dir or alarm.state_dir")
             }
         }
+        store = s
     }
 
     /// Why the sampling loop returned.
@@ -134,6 +133,36 @@ final class RunCommand {
         try lockBus()
         defer { shutdown() }
         clock.interrupt = signals?.fd
+        let sensor = try startChip()
+        let engine = SamplingEngine(sensor: sensor, clock: clock, mount: board.mount, limits: options.supervision, drainMillis: board.fifoPollMillis, origin: hw.origin)
+        self.engine = engine
+        try openLines()
+        try openControl()
+        if let m = board.mqtt {
+            let b = try MQTTBridge(config: m, board: board, stateDirectory: store?.directory)
+            b.start(board: board, sensor: sensor.identity, alarm: board.alarm.map { Alarm(settings: $0.settings) })
+            bridge = b
+        }
+        assemble(sensor: sensor)
+        logStart(sensor, engine)
+        notifier.send("READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)")
+        let wallStart = Sys.monotonicMicros()
+        while true {
+            let settings = detectionSettings(sensor)
+            let loop = RunLoop(engine: engine, clock: clock, hw: hw, wakeups: wakeups(), alarm: alarm, watcher: watcher, control: control,
+                               limitMicros: options.limitMicros, counters: counters,
+                               sink: RunSink(router: router!, alarm: alarm, notifier: notifier, settings: settings, sensor: sensor,
+                                             maxBackoffMicros: options.supervision.maxBackoffMicros))
+            if try withDetectors(settings, loop) == .done { break }
+            reload()
+            engine.mount = board.mount
+        }
+        wallMicros = Sys.monotonicMicros() - wallStart
+        Log.info(summary)
+    }
+
+    /// Identifies, resets and configures the chip; says so when it is a compatible part.
+    func startChip() throws(JoltError) -> ChipSensor {
         var delay = ClockDelay(clock: clock)
         let sensor = hw.sensor
         do {
@@ -144,42 +173,89 @@ final class RunCommand {
         if let part = sensor.compatiblePart {
             Log.warning("the chip at 0x\(hex(sensor.address)) reads \(sensor.info.idRegisterName) 0x\(hex(sensor.idRead)), not 0x\(hex(sensor.info.id)): \(part); using it as an \(sensor.info.part)")
         }
-        engine = SamplingEngine(sensor: sensor, clock: clock, mount: board.mount, limits: options.supervision, drainMillis: board.fifoPollMillis, origin: hw.origin)
-        try openLines()
-        if options.control && (board.alarm != nil || board.control.socket != nil) {
-            control = try ControlServer(config: board.control)
-        } else if options.control && !board.isSimulated {
-            // A real board always listens, so that jolt output, watch and record can reach the
-            // process that holds the bus and the lines; where it cannot, it runs on without.
-            do { control = try ControlServer(config: board.control) } catch {
-                Log.warning("no control socket (jolt output, watch and record cannot attach): \(error.message)")
+        return sensor
+    }
+
+    /// The detection settings of the board, for the stream the chip really makes.
+    func detectionSettings(_ sensor: ChipSensor) -> DetectionSettings {
+        var settings = board.detection
+        settings.rateMilliHz = sensor.rateMilliHz
+        settings.gyro = sensor.hasGyro
+        settings.rangeMilliG = sensor.rangeMilliG
+        return settings
+    }
+
+    /// The router, the alarm and the requests, wired to the outputs, the socket and MQTT.
+    func assemble(sensor: ChipSensor) {
+        let clock = self.clock
+        let router = EventRouter(bindings: board.actions, worker: worker, control: control, bridge: bridge, watcher: watcher, now: { clock.now })
+        self.router = router
+        if let a = board.alarm {
+            let worker = self.worker, notifier = self.notifier, bridge = self.bridge
+            let effects = AlarmEffects(
+                sound: { worker?.submit(.alarm(sounding: $0)) },
+                announce: { router.emit($0) },
+                publish: { state, since, sinceWall in
+                    notifier.send("STATUS=alarm \(EventRecord.alarmName(state))")
+                    bridge?.alarm(state, since: since, sinceWall: sinceWall)
+                })
+            alarm = AlarmController(settings: a.settings, armedAtStart: a.armedAtStart, store: store, effects: effects)
+        }
+        // What status and stream report: read from the parts, never from here (a board without a
+        // file, the only one whose name a reload could not change, has no reload).
+        let engine = self.engine!, bus = hw.busName, boardName = board.file.isEmpty ? board.name : board.file, gyroRange = board.gyroRangeDps
+        let r = RunRequests(
+            alarm: alarm, worker: worker, outputs: Array(outputs.keys), alarmOutput: board.alarm?.output, bridge: bridge, control: control,
+            streamNow: { engine.streamNow },
+            status: {
+                [("version", .string(BuildInfo.description)), ("t", .decimal(EventRecord.seconds(engine.streamNow))), ("samples", .int(engine.samples)),
+                 ("events", .int(router.count)), ("sensor", engine.supervisor.phase == .running ? "ok" : "fault"), ("faults", .int(engine.supervisor.faults))]
+            },
+            streamHeader: {
+                ["ok": true, "stream": 1, "identity": .string(sensor.identity), "address": .int(sensor.address), "bus": .string(bus),
+                 "board": .string(boardName), "rate_mhz": .int(sensor.rateMilliHz), "range_mg": .int(sensor.rangeMilliG),
+                 "gyro_range_dps": .int(gyroRange), "has_gyro": .bool(sensor.hasGyro), "version": .string(BuildInfo.description)]
+            })
+        if let name = board.alarm?.keySwitch, let line = inputs[name] { r.keySwitch = (name, line) }
+        requests = r
+    }
+
+    /// What wakes the loop besides the chip, each with its handler: signals, the control socket,
+    /// MQTT commands, the store's saves; and what is done at every turn (the systemd watchdog,
+    /// the key switch).
+    func wakeups() -> [Wakeup] {
+        let signals = self.signals!, requests = self.requests!, control = self.control, bridge = self.bridge, store = self.store, notifier = self.notifier
+        var w = [Wakeup(fds: { [signals.fd] }, handle: { ready, turn in
+            guard ready else { return }
+            var stop = false, reload = false
+            while let sig = signals.next() {
+                if sig == SIGINT || sig == SIGTERM { stop = true }
+                if sig == SIGHUP { reload = true }
             }
+            if stop { Log.info("stopping on a signal") }
+            turn.outcome = stop ? .done : reload ? .reload : turn.outcome
+        })]
+        if let control {
+            w.append(Wakeup(fds: { control.pollFDs }, handle: { _, turn in control.service { line in requests.control(line, &turn) } }))
         }
-        if let m = board.mqtt {
-            let b = try MQTTBridge(config: m, board: board, stateDirectory: store?.directory)
-            b.start(board: board, sensor: sensor.identity, alarm: alarm)
-            bridge = b
-        }
-        let fifo = sensor.usesFIFO ? "FIFO drained every \(engine!.intervalMicros / 1000) ms" : "read every sample"
+        if let bridge { w.append(Wakeup(fds: { [bridge.commandFD] }, handle: { _, turn in requests.mqttCommands(&turn) })) }
+        w.append(Wakeup(fds: { store.map { [$0.written.fd] } ?? [] }, handle: { ready, turn in
+            if ready { store?.written.drain() }
+            requests.releaseSaved()
+            notifier.watchdog(now: Sys.monotonicMicros())
+            requests.readKeySwitch(&turn)
+        }))
+        return w
+    }
+
+    /// The start-up line, and the warning of a slow rate the chip cannot be read fast for.
+    func logStart(_ sensor: ChipSensor, _ engine: SamplingEngine) {
+        let fifo = sensor.usesFIFO ? "FIFO drained every \(engine.intervalMicros / 1000) ms" : "read every sample"
         let over = sensor.oversampling > 1 ? " (read at \(hz(sensor.chipRateMilliHz)) Hz, \(sensor.oversampling) readings a sample)" : ""
         Log.info("jolt \(BuildInfo.description): \(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName): \(hz(sensor.rateMilliHz)) Hz\(over), ±\(sensor.rangeMilliG / 1000) g\(sensor.hasGyro ? ", ±\(board.gyroRangeDps) °/s" : ""), \(fifo)\(clock.virtual ? ", simulated time" : "")\(control.map { ", control socket \($0.path)" } ?? "")")
         if board.oversampled && sensor.oversampling == 1 {
             Log.warning("alarm: the \(sensor.chip.info.part) cannot be read at a multiple of \(hz(sensor.rateMilliHz)) Hz, so a slammed door can read as the kiosk being shoved and sound it (docs/detection.md): set rate_hz to 25 or to 50 or more")
         }
-        notifier.send("READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)")
-        let wallStart = Sys.monotonicMicros()
-        while true {
-            var settings = board.detection
-            settings.rateMilliHz = sensor.rateMilliHz
-            settings.gyro = sensor.hasGyro
-            settings.rangeMilliG = sensor.rangeMilliG
-            let outcome = try withDetectors(settings, Loop(run: self, settings: settings))
-            if outcome == .done { break }
-            reload()
-            engine?.mount = board.mount
-        }
-        stats.wallMicros = Sys.monotonicMicros() - wallStart
-        Log.info(summary)
     }
 
     /// One Jolt per bus: an exclusive lock on the bus's device node.
@@ -215,7 +291,22 @@ final class RunCommand {
         worker = w
     }
 
-    /// The fail-safe, on every way out: outputs inactive, lines released, socket removed.
+    /// The control socket: always on a real board, so that jolt output, watch and record can
+    /// reach the process that holds the bus and the lines (where it cannot, the run goes on
+    /// without); on a simulated one when the board has an alarm or names a socket.
+    func openControl() throws(JoltError) {
+        guard options.control else { return }
+        if board.alarm != nil || board.control.socket != nil {
+            control = try ControlServer(config: board.control)
+        } else if !board.isSimulated {
+            do { control = try ControlServer(config: board.control) } catch {
+                Log.warning("no control socket (jolt output, watch and record cannot attach): \(error.message)")
+            }
+        }
+    }
+
+    /// The fail-safe, on every way out: outputs inactive, lines released, the alarm's last state
+    /// on disk and what waited for it answered, the socket removed.
     func shutdown() {
         notifier.send("STOPPING=1")
         defer {
@@ -228,32 +319,16 @@ final class RunCommand {
         worker = nil
         if hadWorker && !outputs.isEmpty { Log.info("outputs inactive, lines released: \(outputs.keys.sorted().joined(separator: ", "))") }
         for (_, i) in inputs { i.release() }
-        // The outputs are safe: now the alarm's last state, on disk, then what waited for it.
         store?.stop()
-        releaseSaved()
+        requests?.releaseSaved()
         control?.close()
         control = nil
         if let l = busLock { Sys.close(l) }
         busLock = nil
     }
 
-    /// Every event goes through here: counted, then to its actions on the action thread.
-    func emit(_ r: EventRecord) {
-        stats.events += 1
-        if let c = control, c.streaming { c.stream("e \(r.bindingName) \(r.human)") }
-        watcher?.event(r, now: clock.now)
-        bridge?.event(r)
-        var actions: [Action] = [.stdout]
-        if let m = board.actions {
-            actions = []
-            for name in r.bindingNames {
-                for a in m.first(where: { $0.event == name })?.actions ?? [] where !actions.contains(a) { actions.append(a) }
-            }
-        }
-        worker?.submit(.event(r, actions))
-    }
-
     var summary: String {
+        let stats = self.stats
         let secs = Double(max(stats.streamMicros, 1)) / 1e6
         func rate(_ n: Int) -> String { String(Int((Double(n) / secs).rounded())) }
         return "stopped: \(stats.samples) samples over \(EventRecord.seconds(stats.streamMicros / 1000 * 1000)) s, \(stats.events) events, \(hw.transactions) bus transactions (\(rate(hw.transactions))/s), \(stats.wakeups) wake-ups (\(rate(stats.wakeups))/s)\(stats.overflows > 0 ? ", \(stats.overflows) FIFO overflows" : "")\(supervisor.faults > 0 ? ", \(supervisor.faults) faults" : "")\(supervisor.transientErrors > 0 ? ", \(supervisor.transientErrors) bus errors retried" : "")\(stats.skipped > 0 ? ", \(stats.skipped) samples skipped" : "")"

@@ -23,54 +23,80 @@ extension RunWatcher {
     func event(_ r: EventRecord, now: Int64) {}
 }
 
-extension RunCommand {
-    /// The run's loop for one detector set: wait for the next poll (or a signal, a control
-    /// request, an MQTT command), answer what came, then let the engine poll the chip.
-    struct Loop: DetectorConsumer {
-        let run: RunCommand
-        let settings: DetectionSettings
+/// One source of wake-ups besides the chip: the descriptors the loop polls for it, and what it
+/// does at each turn of the loop (`ready`: one of its descriptors woke the loop). A request may
+/// ask the detectors to change; a signal ends the run or reloads its profile.
+struct Wakeup {
+    let fds: () -> [Int32]
+    let handle: (_ ready: Bool, _ turn: inout Turn) -> Void
+}
 
-        func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) -> Outcome {
-            let r = run, engine = r.engine!
-            // The tamper detector of fresh detectors needs a sample before it can take the
-            // armed orientation; fresh detectors (at start, after a reload) take the one kept.
-            r.startAlarm(&d)
-            // What the run did since the chip was configured, or since the last poll before a
-            // reload, was its own doing: no stall.
-            engine.resume(now: r.clock.now)
-            var sink = RunSink(run: r, settings: settings, rearmTamper: r.alarm.map { $0.state == .armed || $0.state == .triggered } ?? false)
-            while true {
-                if let outcome = r.wait(until: engine.nextPoll) { return outcome }
-                let now = r.clock.now
-                r.answer(detectors: &d)
-                if now < engine.nextPoll { continue }   // woken early by a request
-                r.stats.wakeups += 1
-                if r.watcher?.woke(now: now) == true { return .done }
-                if let end = r.hw.pollBlocked(at: now) {
-                    engine.nextPoll = end   // the host cannot poll until then
-                    continue
-                }
-                if engine.supervisor.phase != .running && r.dataEnded(now: now) { return .done }
-                guard case .polled(let frames) = engine.step(now: now, detectors: &d, sink: &sink) else { continue }
-                r.control?.flushStream()
-                r.stats.samples = engine.samples
-                r.stats.overflows = engine.overflows
-                r.stats.skipped = engine.skipped
-                r.stats.streamMicros = engine.streamMicros
-                if let limit = r.options.limitMicros, engine.streamMicros >= limit { return .done }
-                if r.hw.exhausted && (frames == 0 || !engine.sensor.usesFIFO) { return .done }
+/// What one turn of the loop gathers from its wake-ups.
+struct Turn {
+    /// The detectors' orientation of the moment: what an arm command arms against.
+    let gravity: Vec3
+    /// What the detectors must do, in the order asked; the engine applies it.
+    var changes: [DetectorChange] = []
+    /// The run ends here, or reloads its profile.
+    var outcome: RunCommand.Outcome?
+}
+
+/// `jolt run`'s loop for one detector set: wait for the chip's next poll or a wake-up, handle
+/// the wake-ups (each a descriptor and a handler), have the engine apply what they asked of the
+/// detectors, then let the engine poll the chip, its samples going to `RunSink`.
+struct RunLoop: DetectorConsumer {
+    let engine: SamplingEngine
+    let clock: RunClock
+    let hw: Hardware
+    let wakeups: [Wakeup]
+    let alarm: AlarmController?
+    let watcher: RunWatcher?
+    let control: ControlServer?
+    let limitMicros: Int64?
+    let counters: RunCounters
+    var sink: RunSink
+
+    func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) -> RunCommand.Outcome {
+        // The alarm at start (once): it may arm; fresh detectors (at start, after a reload) take
+        // the armed reference at their first sample.
+        if let c = alarm?.begin(at: engine.streamNow, gravity: d.gravity) { engine.apply(c, to: &d) }
+        var sink = self.sink
+        sink.rearm = alarm?.watching ?? false
+        // What the run did since the chip was configured, or since the last poll before a
+        // reload, was its own doing: no stall.
+        engine.resume(now: clock.now)
+        while true {
+            let ready = wait(until: engine.nextPoll)
+            var turn = Turn(gravity: d.gravity)
+            for (w, r) in zip(wakeups, ready) { w.handle(r, &turn) }
+            for c in turn.changes { engine.apply(c, to: &d) }
+            if let outcome = turn.outcome { return outcome }
+            let now = clock.now
+            if now < engine.nextPoll { continue }   // woken early by a request
+            counters.wakeups += 1
+            if watcher?.woke(now: now) == true { return .done }
+            if let end = hw.pollBlocked(at: now) {
+                engine.nextPoll = end   // the host cannot poll until then
+                continue
             }
+            if engine.supervisor.phase != .running && dataEnded(now: now) { return .done }
+            guard case .polled(let frames) = engine.step(now: now, detectors: &d, sink: &sink) else { continue }
+            control?.flushStream()
+            if let limit = limitMicros, engine.streamMicros >= limit { return .done }
+            if hw.exhausted && (frames == 0 || !engine.sensor.usesFIFO) { return .done }
         }
     }
 
-    /// Waits until `deadline` (run clock), a signal, a control request or an MQTT command. A
-    /// stop or a reload ends the loop; nil carries on.
-    func wait(until deadline: Int64) -> Outcome? {
-        var fds = [pollfd(fd: signals!.fd, events: Int16(POLLIN), revents: 0)]
-        for f in control?.pollFDs ?? [] { fds.append(pollfd(fd: f, events: Int16(POLLIN), revents: 0)) }
-        if let b = bridge { fds.append(pollfd(fd: b.commandFD, events: Int16(POLLIN), revents: 0)) }
-        if let s = store { fds.append(pollfd(fd: s.written.fd, events: Int16(POLLIN), revents: 0)) }
-        defer { if let s = store, fds.last?.revents ?? 0 != 0 { s.written.drain() } }   // acknowledgements: `answer`
+    /// Waits until `deadline` (run clock) or a wake-up; which of the wake-ups' descriptors woke it.
+    func wait(until deadline: Int64) -> [Bool] {
+        var fds: [pollfd] = []
+        var owner: [Int] = []
+        for (i, w) in wakeups.enumerated() {
+            for f in w.fds() {
+                fds.append(pollfd(fd: f, events: Int16(POLLIN), revents: 0))
+                owner.append(i)
+            }
+        }
         if clock.virtual {
             clock.advance(to: deadline)
             _ = try? Sys.poll(&fds, timeoutMicros: 0)
@@ -82,61 +108,58 @@ extension RunCommand {
                 now = clock.now
             }
         }
-        guard fds[0].revents != 0 else { return nil }
-        var stop = false, reload = false
-        while let sig = signals!.next() {
-            if sig == SIGINT || sig == SIGTERM { stop = true }
-            if sig == SIGHUP { reload = true }
-        }
-        if stop {
-            Log.info("stopping on a signal")
-            return .done
-        }
-        return reload ? .reload : nil
-    }
-
-    /// Everything that is not the chip: control requests, MQTT commands, acknowledgements whose
-    /// state is now on disk, the watchdog, the key switch.
-    func answer<D: SampleDetector>(detectors d: inout D) {
-        control?.service { line in self.control(line, detectors: &d) }
-        mqttCommands(detectors: &d)
-        releaseSaved()
-        notifier.watchdog(now: Sys.monotonicMicros())
-        readKeySwitch(&d)
+        var ready = [Bool](repeating: false, count: wakeups.count)
+        for (k, f) in fds.enumerated() where f.revents != 0 { ready[owner[k]] = true }
+        return ready
     }
 
     /// While the chip is faulted: whether the run is over anyway (the motion ran out, or the
     /// time limit passed counting the time without data).
     func dataEnded(now: Int64) -> Bool {
         if hw.exhausted { return true }
-        guard let limit = options.limitMicros, let e = engine else { return false }
-        return e.streamMicros + (now - e.lastData) >= limit
+        guard let limit = limitMicros else { return false }
+        return engine.streamMicros + (now - engine.lastData) >= limit
     }
 }
 
-/// Where the engine's output goes in `jolt run`: events, the live stream, the alarm.
+/// The loop's counts, for the exit line and the benchmark.
+final class RunCounters {
+    var wakeups = 0
+}
+
+/// Where the engine's output goes in `jolt run`: samples to the watcher and the live stream;
+/// events to records (`EventRouter`) and to the alarm, whose answer (arm or disarm the tamper
+/// detector) goes back to the engine; faults and gaps to records, the log and systemd's status.
 struct RunSink: EngineSink {
-    let run: RunCommand
+    let router: EventRouter
+    let alarm: AlarmController?
+    let notifier: Notifier
     let settings: DetectionSettings
+    /// What the chip is, for the messages of a gap: "MPU6050 (WHO_AM_I 0x68)", its address, its bus.
+    let sensor: ChipSensor
+    /// How far apart re-probes get at most, µs (for the fault's log line).
+    let maxBackoffMicros: Int64
     /// Fresh detectors take the kept tamper reference at their first sample.
-    var rearmTamper: Bool
+    var rearm = false
     var records: [EventRecord] = []
 
-    init(run: RunCommand, settings: DetectionSettings, rearmTamper: Bool) {
-        self.run = run
+    init(router: EventRouter, alarm: AlarmController?, notifier: Notifier, settings: DetectionSettings, sensor: ChipSensor, maxBackoffMicros: Int64) {
+        self.router = router
+        self.alarm = alarm
+        self.notifier = notifier
         self.settings = settings
-        self.rearmTamper = rearmTamper
+        self.sensor = sensor
+        self.maxBackoffMicros = maxBackoffMicros
         records.reserveCapacity(8)
     }
 
     mutating func fault(_ reason: String, at t: Int64) {
-        run.emit(EventRecord(t: t, kind: .fault, detail: reason))
-        Log.warning("fault: \(reason); re-probing, at most every \(run.options.supervision.maxBackoffMicros / 1_000_000) s, until the chip answers")
-        run.notifier.send("STATUS=fault: \(reason)")
+        router.emit(EventRecord(t: t, kind: .fault, detail: reason))
+        Log.warning("fault: \(reason); re-probing, at most every \(maxBackoffMicros / 1_000_000) s, until the chip answers")
+        notifier.send("STATUS=fault: \(reason)")
     }
 
     mutating func gap(_ g: Gap) {
-        let sensor = run.hw.sensor
         let span = EventRecord.seconds(g.resume - g.start)
         let what: String
         switch g.cause {
@@ -146,41 +169,39 @@ struct RunSink: EngineSink {
             let cause = g.cause == .overflow
                 ? "FIFO overflow: about \(g.lost) samples lost; the FIFO was reset"
                 : "no reading for \(span) s: the host did not poll in time (overloaded or suspended?)"
-            run.emit(EventRecord(t: g.start, kind: .fault, detail: cause))
+            router.emit(EventRecord(t: g.start, kind: .fault, detail: cause))
             Log.warning(cause)
             what = g.cause == .overflow ? "FIFO running again" : "reading again"
         }
-        run.emit(EventRecord(t: g.resume, kind: .recovered, detail: what, gapMicros: g.resume - g.start))
+        router.emit(EventRecord(t: g.resume, kind: .recovered, detail: what, gapMicros: g.resume - g.start))
         Log.info("recovered: \(what); \(span) s of data missing")
-        run.notifier.send("STATUS=watching \(sensor.identity) on \(sensor.busName)")
+        notifier.send("STATUS=watching \(sensor.identity) on \(sensor.busName)")
     }
 
-    mutating func sample<D: SampleDetector>(_ s: Sample, events e: Events, detectors d: inout D) {
-        let r = run
-        if r.watcher != nil || r.control?.streaming == true {
+    mutating func sample<D: SampleDetector>(_ s: Sample, events e: Events, detectors d: borrowing D) -> DetectorChange? {
+        let watcher = router.watcher, control = router.control
+        if watcher != nil || control?.streaming == true {
             let levels = LiveLevels(gravity: d.gravity, shakeProgress: d.shakeProgress, faceDown: d.isFaceDown)
-            r.watcher?.sample(s, levels)
-            if let c = r.control, c.streaming { c.stream(levels.streamLine(s)) }
+            watcher?.sample(s, levels)
+            if let c = control, c.streaming { c.stream(levels.streamLine(s)) }
         }
-        if rearmTamper {
-            if let ref = r.tamperReference { d.armTamper(reference: ref) } else { d.armTamper() }
-            r.tamperReference = d.tamperReference
-            rearmTamper = false
+        guard let alarm else {
+            if !e.isEmpty { route(e, at: s.t, detectors: d) }
+            return nil
         }
-        // One tamper per triggering: while the alarm sounds, further tampers are counted (jolt
-        // status shows them), not printed or published again.
-        var shown = e
-        if e.contains(.tamper), r.alarm?.state == .triggered {
-            shown.remove(.tamper)
-            r.tamperRepeats += 1
-        }
-        if !shown.isEmpty {
-            records.removeAll(keepingCapacity: true)
-            EventBuilder.records(shown, at: s.t, detectors: d, settings: settings, into: &records)
-            for rec in records { r.emit(rec) }
-        }
-        if r.alarm != nil, let tr = r.alarm!.step(e, at: s.t, detectors: &d) {
-            r.alarmChanged(tr, at: s.t, reference: d.tamperReference)
-        }
+        // The first sample of fresh detectors takes the armed reference; then the sample's events
+        // as records, then the alarm's step (which may arm or disarm the tamper detector anew).
+        let first: DetectorChange? = rearm ? alarm.rearm(gravity: d.gravity) : nil
+        rearm = false
+        let shown = alarm.shown(e)
+        if !shown.isEmpty { route(shown, at: s.t, detectors: d) }
+        return alarm.observe(e, at: s.t, gravity: d.gravity) ?? first
+    }
+
+    /// A sample's events as records, to the router.
+    mutating func route<D: SampleDetector>(_ e: Events, at t: Int64, detectors d: borrowing D) {
+        records.removeAll(keepingCapacity: true)
+        EventBuilder.records(e, at: t, detectors: d, settings: settings, into: &records)
+        for rec in records { router.emit(rec) }
     }
 }

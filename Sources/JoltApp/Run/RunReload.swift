@@ -25,22 +25,7 @@ extension RunCommand {
         }
         // What cannot change under a running alarm: the whole reload is refused, nothing applied
         // in part.
-        var fixed: [String] = []
-        if new.bus != board.bus { fixed.append("bus") }
-        if new.chip != board.chip { fixed.append("chip") }
-        if new.address != board.address { fixed.append("address") }
-        if new.rateMilliHz != board.rateMilliHz { fixed.append("rate_hz") }
-        if new.accelRangeG != board.accelRangeG { fixed.append("accel_range_g") }
-        if new.gyroRangeDps != board.gyroRangeDps { fixed.append("gyro_range_dps") }
-        if new.fifo != board.fifo || new.fifoPollMillis != board.fifoPollMillis { fixed.append("fifo") }
-        if new.outputs != board.outputs { fixed.append("outputs") }
-        if new.inputs != board.inputs { fixed.append("inputs") }
-        if new.control != board.control { fixed.append("control") }
-        if (new.alarm == nil) != (board.alarm == nil) || new.alarm?.output != board.alarm?.output || new.alarm?.cadence != board.alarm?.cadence
-            || new.alarm?.stateDirectory != board.alarm?.stateDirectory { fixed.append("alarm (its presence, output, cadence or state_dir)") }
-        if new.oversampled != board.oversampled { fixed.append("alarm.triggers (tamper below 50 Hz: how the chip is read)") }
-        if new.mqtt != board.mqtt { fixed.append("mqtt") }
-        if new.sim != board.sim { fixed.append("sim") }
+        let fixed = board.onlyRestartChanges(to: new)
         guard fixed.isEmpty else {
             Log.error("reload refused, keeping the running configuration: \(fixed.joined(separator: ", ")) changed in \(board.file), which only a restart applies (systemctl restart jolt)")
             return
@@ -55,9 +40,10 @@ extension RunCommand {
             a.armedAtStart = n.armedAtStart
             a.keySwitch = n.keySwitch
             applied.alarm = a
-            if let old = alarm { alarm = old.reconfigured(n.settings) }
+            alarm?.reconfigure(n.settings)
         }
         board = applied
+        router?.bindings = board.actions
         let tree = try? JSONParser.parse(bytes).value
         var changed = ["nothing changed"]
         if let old = profileTree, let tree {
@@ -66,5 +52,29 @@ extension RunCommand {
         }
         profileTree = tree
         Log.info("reloaded \(board.file): \(changed.joined(separator: ", "))")
+    }
+}
+
+extension BoardProfile {
+    /// What differs in `new` that only a restart applies: the hardware, the lines, the socket,
+    /// the alarm's presence and outputs, how the chip is read, MQTT, the simulated board.
+    func onlyRestartChanges(to new: BoardProfile) -> [String] {
+        var fixed: [String] = []
+        if new.bus != bus { fixed.append("bus") }
+        if new.chip != chip { fixed.append("chip") }
+        if new.address != address { fixed.append("address") }
+        if new.rateMilliHz != rateMilliHz { fixed.append("rate_hz") }
+        if new.accelRangeG != accelRangeG { fixed.append("accel_range_g") }
+        if new.gyroRangeDps != gyroRangeDps { fixed.append("gyro_range_dps") }
+        if new.fifo != fifo || new.fifoPollMillis != fifoPollMillis { fixed.append("fifo") }
+        if new.outputs != outputs { fixed.append("outputs") }
+        if new.inputs != inputs { fixed.append("inputs") }
+        if new.control != control { fixed.append("control") }
+        if (new.alarm == nil) != (alarm == nil) || new.alarm?.output != alarm?.output || new.alarm?.cadence != alarm?.cadence
+            || new.alarm?.stateDirectory != alarm?.stateDirectory { fixed.append("alarm (its presence, output, cadence or state_dir)") }
+        if new.oversampled != oversampled { fixed.append("alarm.triggers (tamper below 50 Hz: how the chip is read)") }
+        if new.mqtt != mqtt { fixed.append("mqtt") }
+        if new.sim != sim { fixed.append("sim") }
+        return fixed
     }
 }

@@ -3,127 +3,77 @@ import JoltCore
 import JoltJSON
 import JoltLinux
 
-/// Requests from outside the chip, in one place that decides who may do what: the control
-/// socket (its peers are checked by `ControlServer`) and MQTT commands (judged by
-/// `MQTTBridge.judge`: authentication, code, lockout). Each is handled on the sampling thread,
-/// where the alarm and the detectors live.
-extension RunCommand {
-    /// Commands that came over MQTT: judged (authentication, code), applied like the control
-    /// socket's, answered on the result topic.
-    func mqttCommands<D: SampleDetector>(detectors d: inout D) {
-        guard let b = bridge else { return }
-        for payload in b.takeCommands() {
-            let verdict = b.judge(payload)
-            let command = verdict.command
-            if let why = verdict.refusal {
-                if verdict.logged { Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)") }
-                if verdict.answered { b.answer(command, ok: false, error: why, state: alarm?.state) }
-                continue
-            }
-            if let why = carryOut(verdict, detectors: &d) {
-                Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)")
-                b.answer(command, ok: false, error: why, state: alarm?.state)
-                continue
-            }
-            Log.info("mqtt: \(command)\(command == "siren" ? (verdict.sirenOn ? " on" : " off") : "")")
-            let state = alarm?.state
-            whenSaved { b.answer(command, ok: true, state: state) }
-        }
+/// Requests from outside the chip, in one place that decides what each does: the control socket
+/// (its peers checked by `ControlServer`), MQTT commands (judged by `MQTTBridge.judge`:
+/// authentication, code, lockout) and the key switch. Handled on the sampling thread, where the
+/// alarm lives; what they ask of the detectors goes into the loop's `Turn`, for the engine.
+final class RunRequests {
+    let alarm: AlarmController?
+    let worker: ActionWorker?
+    /// The board's output names, and the alarm's among them.
+    let outputs: [String]
+    var alarmOutput: String?
+    let bridge: MQTTBridge?
+    let control: ControlServer?
+    /// The stream time of the next sample: the clock commands are applied on.
+    let streamNow: () -> Int64
+    /// The figures `status` adds to the alarm's: version, time, samples, events, the sensor.
+    let status: () -> [(String, JSON)]
+    /// The header of the live stream (`stream`): the chip, the bus, the board.
+    let streamHeader: () -> JSON
+    /// The key switch (an input named in the profile), and what it last read.
+    var keySwitch: (name: String, line: InputLine)?
+    private var keySwitchLast: Bool?
+    /// MQTT acknowledgements waiting for the state they report to be on disk (`whenSaved`).
+    private var held: [(save: UInt64, send: () -> Void)] = []
+
+    init(alarm: AlarmController?, worker: ActionWorker?, outputs: [String], alarmOutput: String?, bridge: MQTTBridge?, control: ControlServer?,
+         streamNow: @escaping () -> Int64, status: @escaping () -> [(String, JSON)], streamHeader: @escaping () -> JSON) {
+        self.alarm = alarm
+        self.worker = worker
+        self.outputs = outputs
+        self.alarmOutput = alarmOutput
+        self.bridge = bridge
+        self.control = control
+        self.streamNow = streamNow
+        self.status = status
+        self.streamHeader = streamHeader
     }
 
-    /// Runs `acknowledge` once the alarm's state as it is now is on disk (at once when nothing is
-    /// kept or nothing is pending): an arm or a disarm is acknowledged only when it would
-    /// survive a power cut.
-    func whenSaved(_ acknowledge: @escaping () -> Void) {
-        guard let s = store, s.lastSave > s.savedThrough else { return acknowledge() }
-        heldAcknowledgements.append((s.lastSave, acknowledge))
+    /// An alarm command, its detector change into the turn.
+    func command(_ cause: AlarmTransition.Cause, _ turn: inout Turn) {
+        if let c = alarm?.command(cause, at: streamNow(), gravity: turn.gravity) { turn.changes.append(c) }
     }
 
-    /// The acknowledgements held for saves the disk now holds, sent (the control socket's and
-    /// MQTT's).
-    func releaseSaved() {
-        guard let s = store, !heldAcknowledgements.isEmpty || control?.held.isEmpty == false else { return }
-        let through = s.savedThrough
-        control?.release(savedThrough: through)
-        let due = heldAcknowledgements.filter { $0.save <= through }
-        heldAcknowledgements.removeAll { $0.save <= through }
-        for h in due { h.send() }
-    }
-
-    /// Carries out a remote command that was allowed: the alarm's through the alarm, the siren
-    /// and the test button through the buzzer's manual output (which never silences a sounding
-    /// alarm). Returns why not, when it cannot be done.
-    func carryOut<D: SampleDetector>(_ v: CommandVerdict, detectors d: inout D) -> String? {
-        switch v.command {
-        case "arm", "disarm", "trigger":
-            let cause: AlarmTransition.Cause = v.command == "arm" ? .armCommand : v.command == "disarm" ? .disarmCommand : .panic
-            if let tr = alarm!.command(cause, at: streamNow, detectors: &d) {
-                alarmChanged(tr, at: streamNow, reference: d.tamperReference)
-            }
-            return nil
-        default:
-            guard let name = bridge?.buzzer else { return "this board has no buzzer" }
-            let pattern: Pattern?
-            if v.command == "test_buzzer" {
-                pattern = .beeps(on: OutputRequest.beepMillis, off: OutputRequest.beepMillis, count: 1)
-            } else if v.sirenOn {
-                pattern = v.durationSeconds.map { .pulse(ms: Int32($0) * 1000) } ?? .steady
-            } else {
-                pattern = nil
-            }
-            return manualOutput(name, pattern)
-        }
-    }
+    // MARK: the control socket
 
     /// The answer to a control request: one JSON object; an arm or a disarm once its state is on
     /// disk.
-    func control<D: SampleDetector>(_ line: String, detectors d: inout D) -> ControlAnswer {
+    func control(_ line: String, _ turn: inout Turn) -> ControlAnswer {
         switch line {
         case "arm", "disarm":
             guard alarm != nil else { return .now(ControlReply.refusal("this board has no alarm")) }
-            if let tr = alarm!.command(arm: line == "arm", at: streamNow, detectors: &d) {
-                alarmChanged(tr, at: streamNow, reference: d.tamperReference)
-            }
+            command(line == "arm" ? .armCommand : .disarmCommand, &turn)
             Log.info("control: \(line)")
             let reply = JSON.members([("ok", true)] + alarmFields).text
-            guard let s = store, s.lastSave > s.savedThrough else { return .now(reply) }
+            guard let s = alarm?.store, s.lastSave > s.savedThrough else { return .now(reply) }
             return .whenSaved(reply, s.lastSave)
-        default:
-            return .now(request(line))
-        }
-    }
-
-    /// The answer to a control request that changes nothing kept.
-    func request(_ line: String) -> String {
-        switch line {
         case "status":
-            return JSON.members([("ok", true)] + alarmFields + [
-                ("version", .string(BuildInfo.description)), ("t", .decimal(EventRecord.seconds(streamNow))), ("samples", .int(stats.samples)),
-                ("events", .int(stats.events)), ("sensor", supervisor.phase == .running ? "ok" : "fault"), ("faults", .int(supervisor.faults)),
-            ]).text
+            return .now(JSON.members([("ok", true)] + alarmFields + status()).text)
         case "stream":
-            let s = hw.sensor
-            let reply: JSON = ["ok": true, "stream": 1, "identity": .string(s.identity), "address": .int(s.address), "bus": .string(hw.busName),
-                               "board": .string(board.file.isEmpty ? board.name : board.file), "rate_mhz": .int(s.rateMilliHz), "range_mg": .int(s.rangeMilliG),
-                               "gyro_range_dps": .int(board.gyroRangeDps), "has_gyro": .bool(s.hasGyro), "version": .string(BuildInfo.description)]
-            return reply.text
+            return .now(streamHeader().text)
         case _ where line.hasPrefix("output "):
-            return manualOutput(line)
+            return .now(manualOutput(line))
         default:
-            return ControlReply.refusal("unknown command '\(line.prefix(40))' (arm, disarm, status, output)")
+            return .now(ControlReply.refusal("unknown command '\(line.prefix(40))' (arm, disarm, status, output)"))
         }
     }
 
     /// The alarm's part of a reply: whether there is one, its state and since when.
-    var alarmFields: [(String, JSON)] {
-        guard let a = alarm else { return [("alarm", false)] }
-        return [("alarm", true), ("state", .string(EventRecord.alarmName(a.state))), ("since", .decimal(EventRecord.seconds(a.since))),
-                ("since_utc", .string(WallClock.iso8601(alarmSinceWall))), ("tamper_repeats", .int(tamperRepeats))]
-    }
+    var alarmFields: [(String, JSON)] { alarm?.replyFields ?? [("alarm", false)] }
 
     /// `output NAME on|off|pulse MS|beep N` from `jolt output`: the pattern goes to the action
-    /// thread, which owns the lines. The alarm's cadence wins on its line: a sounding alarm is
-    /// silenced by a disarm, never by turning its output off.
+    /// thread, which owns the lines.
     func manualOutput(_ line: String) -> String {
         let words = line.split(separator: " ").map(String.init)
         guard words.count >= 3, let request = OutputRequest(words: Array(words[2...])) else {
@@ -140,13 +90,92 @@ extension RunCommand {
     /// button); returns why not. The alarm's cadence wins on its line: a sounding alarm is
     /// silenced by a disarm, never by turning its output off.
     func manualOutput(_ name: String, _ pattern: Pattern?) -> String? {
-        guard outputs[name] != nil, let worker else {
-            return "no output named \"\(name)\" on this board (have: \(outputs.keys.sorted().joined(separator: ", ")))"
+        guard outputs.contains(name), let worker else {
+            return "no output named \"\(name)\" on this board (have: \(outputs.sorted().joined(separator: ", ")))"
         }
-        if name == board.alarm?.output, alarm?.state == .triggered, pattern == nil {
+        if name == alarmOutput, alarm?.alarm.state == .triggered, pattern == nil {
             return "the alarm is sounding on \(name): disarm it to silence it (jolt disarm)"
         }
         worker.submit(.manual(output: name, pattern))
         return nil
+    }
+
+    // MARK: MQTT
+
+    /// Commands that came over MQTT: judged (authentication, code), applied like the control
+    /// socket's, answered on the result topic.
+    func mqttCommands(_ turn: inout Turn) {
+        guard let b = bridge else { return }
+        for payload in b.takeCommands() {
+            let verdict = b.judge(payload)
+            let command = verdict.command
+            if let why = verdict.refusal {
+                if verdict.logged { Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)") }
+                if verdict.answered { b.answer(command, ok: false, error: why, state: alarm?.alarm.state) }
+                continue
+            }
+            if let why = carryOut(verdict, &turn) {
+                Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)")
+                b.answer(command, ok: false, error: why, state: alarm?.alarm.state)
+                continue
+            }
+            Log.info("mqtt: \(command)\(command == "siren" ? (verdict.sirenOn ? " on" : " off") : "")")
+            let state = alarm?.alarm.state
+            whenSaved { b.answer(command, ok: true, state: state) }
+        }
+    }
+
+    /// Carries out a remote command that was allowed: the alarm's through the alarm, the siren
+    /// and the test button through the buzzer's manual output (which never silences a sounding
+    /// alarm). Returns why not, when it cannot be done.
+    func carryOut(_ v: CommandVerdict, _ turn: inout Turn) -> String? {
+        switch v.command {
+        case "arm", "disarm", "trigger":
+            command(v.command == "arm" ? .armCommand : v.command == "disarm" ? .disarmCommand : .panic, &turn)
+            return nil
+        default:
+            guard let name = bridge?.buzzer else { return "this board has no buzzer" }
+            let pattern: Pattern?
+            if v.command == "test_buzzer" {
+                pattern = .beeps(on: OutputRequest.beepMillis, off: OutputRequest.beepMillis, count: 1)
+            } else if v.sirenOn {
+                pattern = v.durationSeconds.map { .pulse(ms: Int32($0) * 1000) } ?? .steady
+            } else {
+                pattern = nil
+            }
+            return manualOutput(name, pattern)
+        }
+    }
+
+    // MARK: the disk
+
+    /// Runs `acknowledge` once the alarm's state as it is now is on disk (at once when nothing is
+    /// kept or nothing is pending): an arm or a disarm is acknowledged only when it would
+    /// survive a power cut.
+    func whenSaved(_ acknowledge: @escaping () -> Void) {
+        guard let s = alarm?.store, s.lastSave > s.savedThrough else { return acknowledge() }
+        held.append((s.lastSave, acknowledge))
+    }
+
+    /// The acknowledgements held for saves the disk now holds, sent (the control socket's and
+    /// MQTT's).
+    func releaseSaved() {
+        guard let s = alarm?.store, !held.isEmpty || control?.held.isEmpty == false else { return }
+        let through = s.savedThrough
+        control?.release(savedThrough: through)
+        let due = held.filter { $0.save <= through }
+        held.removeAll { $0.save <= through }
+        for h in due { h.send() }
+    }
+
+    // MARK: the key switch
+
+    /// A key switch arms when it turns active and disarms when it turns inactive.
+    func readKeySwitch(_ turn: inout Turn) {
+        guard let (name, line) = keySwitch, alarm != nil, let v = try? line.get() else { return }
+        defer { keySwitchLast = v }
+        guard let last = keySwitchLast, last != v else { return }
+        Log.info("key switch \(name): \(v ? "on, arming" : "off, disarming")")
+        command(v ? .armCommand : .disarmCommand, &turn)
     }
 }
