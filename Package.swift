@@ -26,7 +26,22 @@ import PackageDescription
 //   JoltBuildInfo the version and the git commit of the build (the BuildInfo plugin writes it).
 //   JoltJSON     JSON: the parser behind the configuration's line-and-field errors, and the one
 //                encoder every JSON text Jolt writes goes through.
-//   JoltApp      configuration, traces, commands; what the `jolt` executable runs.
+//   The app, one target per room, each using only the rooms below it (the compiler enforces it:
+//   a target sees only what it depends on, and across targets only what is `package`):
+//   JoltSupport  errors and exit codes, the log, outputs that never block, atomic files.
+//   JoltConfig   the board profile: one loader with the file, line and field of every error, and
+//                docs/config.md made from it.
+//   JoltActions  event records (the --json schema), outputs and inputs on the GPIO character
+//                device, the action thread.
+//   JoltControl  who may do what: the control socket, MQTT, Home Assistant discovery, systemd's
+//                notify; the alarm's state on disk.
+//   JoltBoard    an opened board (`Board`) and the one on a Pi (`LinuxBoard`), the run's clock,
+//                trace files.
+//   JoltRun      `jolt run`: the loop, the sink, the alarm's controller, the event router, the
+//                requests. It links no simulator.
+//   JoltSimBoard the simulated board (JoltSim's twins, JoltMotion's motions, faults), linked only
+//                where a simulated board is opened.
+//   JoltApp      the commands; what the `jolt` executable runs.
 //   JoltFuzz     fuzz targets for the trace reader, the board loader and the drivers.
 let debugMocking: [SwiftSetting] = [.define("ENABLE_MOCKING", .when(configuration: .debug))]
 
@@ -59,16 +74,30 @@ let package = Package(
             swiftSettings: debugMocking
         ),
         .target(name: "JoltMQTT", dependencies: ["JoltLinux", "CMosquitto"]),
+        .target(name: "JoltSupport", dependencies: ["JoltDrivers", "JoltLinux"]),
+        .target(name: "JoltConfig", dependencies: ["JoltSupport", "JoltChips", "JoltCore", "JoltDrivers", "JoltJSON", "JoltLinux", "JoltTrace"]),
+        .target(name: "JoltActions", dependencies: ["JoltSupport", "JoltConfig", "JoltCore", "JoltJSON", "JoltLinux", "JoltTrace"]),
+        .target(name: "JoltControl", dependencies: ["JoltSupport", "JoltConfig", "JoltActions", "JoltBuildInfo", "JoltCore", "JoltJSON", "JoltLinux", "JoltMQTT", "JoltTrace"]),
+        .target(name: "JoltBoard", dependencies: ["JoltSupport", "JoltConfig", "JoltActions", "JoltChips", "JoltCore", "JoltDrivers", "JoltEngine", "JoltLinux", "JoltTrace"]),
+        .target(
+            name: "JoltRun",
+            dependencies: ["JoltSupport", "JoltConfig", "JoltActions", "JoltControl", "JoltBoard", "JoltBuildInfo", "JoltChips", "JoltCore", "JoltDrivers", "JoltEngine", "JoltJSON", "JoltLinux"]
+        ),
+        .target(
+            name: "JoltSimBoard",
+            dependencies: ["JoltSupport", "JoltConfig", "JoltActions", "JoltBoard", "JoltChips", "JoltCore", "JoltDrivers", "JoltLinux", "JoltMotion", "JoltSim", "JoltTrace"]
+        ),
         .target(
             name: "JoltApp",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltJSON", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT", "JoltBuildInfo"],
+            dependencies: ["JoltSupport", "JoltConfig", "JoltActions", "JoltControl", "JoltBoard", "JoltRun", "JoltSimBoard",
+                           "JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltJSON", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT", "JoltBuildInfo"],
             swiftSettings: debugMocking
         ),
         .executableTarget(name: "jolt", dependencies: ["JoltApp"]),
         .executableTarget(name: "jolt-corpus", dependencies: ["JoltCorpus", "JoltTrace"]),
         // Fuzz targets: a library the tests also replay, and one thin executable per target
         // (scripts/fuzz builds them with -sanitize=fuzzer).
-        .target(name: "JoltFuzz", dependencies: ["JoltApp", "JoltChips", "JoltCore", "JoltDrivers", "JoltJSON", "JoltTrace", "CLinux"]),
+        .target(name: "JoltFuzz", dependencies: ["JoltApp", "JoltSupport", "JoltConfig", "JoltBoard", "JoltChips", "JoltCore", "JoltDrivers", "JoltJSON", "JoltTrace", "CLinux"]),
         .target(name: "CFuzzer"),
         .executableTarget(name: "fuzz-trace", dependencies: ["JoltFuzz", "CFuzzer"]),
         .executableTarget(name: "fuzz-config", dependencies: ["JoltFuzz", "CFuzzer"]),
@@ -84,7 +113,8 @@ let package = Package(
         .testTarget(name: "JoltEngineTests", dependencies: ["JoltEngine", "JoltChips", "JoltDrivers", "JoltSim", "JoltCore"]),
         .testTarget(
             name: "JoltTests",
-            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz", "JoltJSON", "JoltMQTT", "JoltBuildInfo", "JoltTestSupport"],
+            dependencies: ["JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltMotion", "JoltSim", "JoltLinux", "JoltApp", "JoltCorpus", "JoltFuzz", "JoltJSON", "JoltMQTT", "JoltBuildInfo", "JoltTestSupport",
+                           "JoltSupport", "JoltConfig", "JoltActions", "JoltControl", "JoltBoard", "JoltRun", "JoltSimBoard"],
             swiftSettings: debugMocking
         ),
     ],

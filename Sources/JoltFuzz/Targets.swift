@@ -3,6 +3,9 @@ import Glibc
 #endif
 import CLinux
 import JoltApp
+import JoltBoard
+import JoltConfig
+import JoltSupport
 import JoltChips
 import JoltCore
 import JoltDrivers

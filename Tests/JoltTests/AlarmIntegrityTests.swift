@@ -1,5 +1,12 @@
 import Foundation
 @testable import JoltApp
+@testable import JoltSupport
+@testable import JoltConfig
+@testable import JoltActions
+@testable import JoltControl
+@testable import JoltBoard
+@testable import JoltRun
+@testable import JoltSimBoard
 import JoltCore
 import JoltLinux
 import JoltTrace

@@ -3,6 +3,13 @@ import Glibc
 #endif
 import CGPIO
 @testable import JoltApp
+@testable import JoltSupport
+@testable import JoltConfig
+@testable import JoltActions
+@testable import JoltControl
+@testable import JoltBoard
+@testable import JoltRun
+@testable import JoltSimBoard
 import JoltLinux
 import JoltTestSupport
 import Testing

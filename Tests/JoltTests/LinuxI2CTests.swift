@@ -3,6 +3,13 @@ import Glibc
 #endif
 import CI2C
 @testable import JoltApp
+@testable import JoltSupport
+@testable import JoltConfig
+@testable import JoltActions
+@testable import JoltControl
+@testable import JoltBoard
+@testable import JoltRun
+@testable import JoltSimBoard
 import JoltChips
 import JoltDrivers
 import JoltLinux
@@ -99,7 +106,7 @@ struct LinuxI2CTests {
         func open(_ replies: [(Syscall, SyscallReply)]) -> JoltError? {
             let mock = SyscallMock(expect: replies)
             return SyscallMock.$current.withValue(mock) { () -> JoltError? in
-                do throws(JoltError) { _ = try Hardware.openLinuxBus("/dev/i2c-1"); return nil } catch { return error }
+                do throws(JoltError) { _ = try LinuxBoard.openLinuxBus("/dev/i2c-1"); return nil } catch { return error }
             }
         }
         let noBus = open([(.open(path: "/dev/i2c-1", flags: O_RDWR), .fail(.noEntry))])

@@ -1,4 +1,22 @@
 import JoltTrace
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltChips
+import JoltConfig
+import JoltControl
+import JoltCore
+import JoltCorpus
+import JoltDrivers
+import JoltEngine
+import JoltJSON
+import JoltLinux
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
 
 /// A command line, read option by option. Options are `--name`, `--name value`, `--name=value`
 /// or a one-letter `-n value`; everything else is positional; `--` ends the options.

@@ -8,6 +8,18 @@ import JoltCore
 import JoltCorpus
 import JoltBuildInfo
 import JoltLinux
+import JoltActions
+import JoltBoard
+import JoltConfig
+import JoltControl
+import JoltEngine
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
+import JoltTrace
 
 /// The `jolt` command line.
 public enum JoltCLI {

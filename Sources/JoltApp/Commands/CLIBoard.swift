@@ -1,6 +1,22 @@
 import JoltChips
 import JoltLinux
 import JoltCore
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltConfig
+import JoltControl
+import JoltCorpus
+import JoltDrivers
+import JoltEngine
+import JoltJSON
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
+import JoltTrace
 
 /// Where a command's board profile and detection settings come from: `--board`, `$JOLT_BOARD`,
 /// /etc/jolt/jolt.json, a chip on /dev/i2c-1, the simulated board; `--config`, `--algorithm`,
@@ -68,8 +84,8 @@ extension JoltCLI {
     static func board(_ a: Arguments, sensitivity: Sensitivity?) throws(JoltError) -> BoardProfile {
         if let path = boardPath(a) { return try BoardProfile.load(path: path, sensitivity: sensitivity) }
         var b = BoardProfile.builtInSim
-        if Files.exists("/dev/i2c-1"), let bus = try? Hardware.openLinuxBus("/dev/i2c-1"),
-           let (chip, address) = try? Hardware.locate(BoardProfile(), bus: bus) {
+        if Files.exists("/dev/i2c-1"), let bus = try? LinuxBoard.openLinuxBus("/dev/i2c-1"),
+           let (chip, address) = try? LinuxBoard.locate(BoardProfile(), bus: bus) {
             var hw = BoardProfile()
             hw.file = "(no board: \(chip.name) found on /dev/i2c-1)"
             hw.bus = "/dev/i2c-1"

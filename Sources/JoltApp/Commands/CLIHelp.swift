@@ -1,5 +1,22 @@
 import JoltBuildInfo
 import JoltChips
+import JoltActions
+import JoltBoard
+import JoltConfig
+import JoltControl
+import JoltCore
+import JoltCorpus
+import JoltDrivers
+import JoltEngine
+import JoltJSON
+import JoltLinux
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
+import JoltTrace
 
 /// A command's help: the one text that `jolt COMMAND --help` prints and docs/cli.md is made of.
 struct CommandHelp {

@@ -8,6 +8,18 @@ import JoltEngine
 import JoltDrivers
 import JoltLinux
 import JoltTrace
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltConfig
+import JoltControl
+import JoltCorpus
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
 
 /// `jolt calibrate`: with the device lying still, measures each axis's offset and noise, checks
 /// the reading is about 1 g and which chip axis points up, and writes the offsets (and, for a
@@ -210,7 +222,7 @@ final class CalibrationReading: EngineSink {
 extension CalibrateCommand {
     /// Reads the board's chip for `micros` of samples.
     static func measure(board: BoardProfile, fast: Bool, trace: String?, micros: Int64) throws(JoltError) -> CalibrationReading {
-        let hw = try Hardware.open(board, trace: trace)
+        let hw = try Boards.open(board, trace: trace)
         let clock = try hw.clock(fast: fast, board: board)
         var delay = ClockDelay(clock: clock)
         do { try hw.sensor.start(delay: &delay) } catch { throw chipError(error, hw.sensor) }

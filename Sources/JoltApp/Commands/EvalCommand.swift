@@ -3,6 +3,20 @@ import JoltLinux
 import JoltJSON
 import JoltCorpus
 import JoltTrace
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltChips
+import JoltConfig
+import JoltControl
+import JoltDrivers
+import JoltEngine
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
 
 /// `jolt eval`: every algorithm over the labelled corpus and the real recordings, one table.
 enum EvalCommand {

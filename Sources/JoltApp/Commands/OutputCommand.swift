@@ -3,6 +3,23 @@ import Glibc
 #endif
 import JoltLinux
 import JoltJSON
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltChips
+import JoltConfig
+import JoltControl
+import JoltCore
+import JoltCorpus
+import JoltDrivers
+import JoltEngine
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
+import JoltTrace
 
 
 /// `jolt output NAME --on | --off | --pulse MS | --beep N`: drives a board output by its

@@ -4,6 +4,22 @@ import Glibc
 import JoltCore
 import JoltEngine
 import JoltTrace
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltChips
+import JoltConfig
+import JoltControl
+import JoltCorpus
+import JoltDrivers
+import JoltJSON
+import JoltLinux
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
 
 /// `jolt plot`: a trace as an SVG picture — the three axes and the magnitude, the dynamic
 /// acceleration against the shake thresholds, the rotation rate, and the events `jolt replay`

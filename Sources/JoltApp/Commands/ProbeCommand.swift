@@ -2,6 +2,21 @@ import JoltChips
 import JoltDrivers
 import JoltLinux
 import JoltSim
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltConfig
+import JoltControl
+import JoltCore
+import JoltCorpus
+import JoltEngine
+import JoltJSON
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSimBoard
+import JoltSupport
+import JoltTrace
 
 /// `jolt probe`: which supported chips answer where, like i2cdetect for Jolt.
 enum ProbeCommand {
@@ -18,8 +33,7 @@ enum ProbeCommand {
     /// supported chips answered.
     static func run(bus: String?, all: Bool = false, simulated: BoardProfile = .builtInSim, out: TextOutput) throws(JoltError) -> Int {
         if bus == "sim" {
-            let hw = try Hardware.open(simulated)
-            var b = hw.sim!.bus
+            var b = try SimBoard.open(simulated).world.bus
             out.write("the simulated bus:\n")
             if all { grid(&b, out: out) }
             return report(&b, out: out)
@@ -38,7 +52,7 @@ enum ProbeCommand {
         }
         var total = 0
         for p in paths {
-            var b = try Hardware.openLinuxBus(p)
+            var b = try LinuxBoard.openLinuxBus(p)
             out.write("\(p) (\(b.mode == .combined ? "I2C, combined transactions" : "SMBus only, I2C-block reads")):\n")
             if all { grid(&b, out: out) }
             total += report(&b, out: out)

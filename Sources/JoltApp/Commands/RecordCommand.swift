@@ -6,6 +6,20 @@ import JoltCore
 import JoltDrivers
 import JoltLinux
 import JoltTrace
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltConfig
+import JoltControl
+import JoltCorpus
+import JoltEngine
+import JoltJSON
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
 
 /// `jolt record`: capture a jolt-trace v1 file from the chip (or the simulated board), in the
 /// board's axes (mount and offsets applied), as `jolt run` sees it — from the running `jolt run`

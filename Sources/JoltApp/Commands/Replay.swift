@@ -1,6 +1,22 @@
 import JoltCore
 import JoltEngine
 import JoltTrace
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltChips
+import JoltConfig
+import JoltControl
+import JoltCorpus
+import JoltDrivers
+import JoltJSON
+import JoltLinux
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
 
 /// `jolt replay`: runs the detectors over recorded traces as fast as they can be read.
 public struct ReplayCommand {

@@ -5,6 +5,18 @@ import JoltLinux
 import JoltMotion
 import JoltSim
 import JoltTrace
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltConfig
+import JoltControl
+import JoltCorpus
+import JoltDrivers
+import JoltEngine
+import JoltMQTT
+import JoltRun
+import JoltSimBoard
+import JoltSupport
 
 /// `jolt soak`: a kiosk's day (or a month) on the simulated board in minutes of wall time. The
 /// motion is planned from a seed: long rests with a shake or a flip between them, and faults
@@ -115,7 +127,7 @@ struct SoakCommand {
         board.chip = options.chip
         board.address = nil
         board.sim.chip = options.chip
-        board.sim.faults = plan.faults.map(\.fault)
+        board.sim.faults = plan.faults.map { SimFaultSpec($0.fault) }
         board.rateMilliHz = options.rateMilliHz
         board.fifo = options.fifo
         board.actions = []   // events are checked here, not printed
@@ -123,9 +135,8 @@ struct SoakCommand {
         board.detection = DetectionSettings(sensitivity: .medium, rateMilliHz: options.rateMilliHz, gyro: ChipRegistry.named(options.chip)?.info.hasGyro ?? false)
         var o = RunCommand.Options(json: true, fast: true)
         o.control = false
-        o.source = source
         o.limitMicros = Int64(plan.samples) * periodMicros
-        let cmd = try RunCommand(board: board, options: o, out: TextOutput(fd: -1))
+        let cmd = try RunCommand(board: board, options: o, out: TextOutput(fd: -1), source: source)
         // Memory is compared from a warm point (an hour in, or a quarter of a shorter run) to the end.
         let watch = SoakWatcher(hours: options.hours, progress: options.progress)
         cmd.watcher = watch
@@ -141,7 +152,7 @@ struct SoakCommand {
         report.busErrorsRetried = cmd.supervisor.transientErrors
         report.stuckWindowMicros = cmd.supervisor.stuckWindowMicros
         report.wallSeconds = Double(Sys.monotonicMicros() - wallStart) / 1e6
-        check(&plan, events: events, sourceStart: cmd.hw.sim?.sourceStart ?? Self.plannedStart - periodMicros, into: &report)
+        check(&plan, events: events, sourceStart: (cmd.hw as? SimBoard)?.world.sourceStart ?? Self.plannedStart - periodMicros, into: &report)
         return report
     }
 

@@ -2,6 +2,21 @@ import JoltChips
 import JoltDrivers
 import JoltMotion
 import JoltSim
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltConfig
+import JoltControl
+import JoltCore
+import JoltCorpus
+import JoltEngine
+import JoltJSON
+import JoltLinux
+import JoltMQTT
+import JoltRun
+import JoltSimBoard
+import JoltSupport
+import JoltTrace
 
 /// Plans a soak from its seed: rests with faults in some of them, shakes and flips between,
 /// short bus errors anywhere; and the motion that plays the plan, made piece by piece.

@@ -1,5 +1,22 @@
 import JoltCorpus
 import JoltCore
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltChips
+import JoltConfig
+import JoltControl
+import JoltDrivers
+import JoltEngine
+import JoltJSON
+import JoltLinux
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
+import JoltTrace
 
 /// `jolt eval --tamper`: the tamper rules on the kiosk corpus, by scenario, at each rate, with
 /// and without a gyroscope.

@@ -4,6 +4,22 @@ import Glibc
 import JoltCore
 import JoltLinux
 import JoltTrace
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltChips
+import JoltConfig
+import JoltControl
+import JoltCorpus
+import JoltDrivers
+import JoltEngine
+import JoltJSON
+import JoltMQTT
+import JoltMotion
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
 
 /// `jolt watch`: what the sensor sees, live. On a terminal, a screen redrawn eight times a second
 /// (80×24 is enough, over SSH too; it follows the terminal's width): each axis and the magnitude

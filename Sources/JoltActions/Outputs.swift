@@ -1,0 +1,110 @@
+import JoltLinux
+import JoltConfig
+import JoltCore
+import JoltJSON
+import JoltSupport
+import JoltTrace
+
+/// An output line Jolt drives (a buzzer, a LED).
+package protocol OutputLine: AnyObject {
+    /// For messages: "buzzer (GPIO17)".
+    var label: String { get }
+    /// Drives the line: true = active.
+    func set(_ active: Bool) throws(JoltError)
+    /// Sets the line inactive and hands it back.
+    func release()
+}
+
+/// A GPIO output on the Linux GPIO character device.
+package final class ChardevOutput: OutputLine {
+    package let line: GPIOLine
+    package let label: String
+
+    package init(name: String, spec: LineSpec) throws(JoltError) {
+        label = "\(name) (\(spec.label))"
+        let address = try ChardevOutput.locate(spec, what: name)
+        do {
+            line = try GPIOLine(address, output: true, activeLow: spec.activeLow)
+        } catch {
+            throw ChardevOutput.error(error, what: "\(name) (\(spec.label))")
+        }
+    }
+
+    package static func locate(_ spec: LineSpec, what: String) throws(JoltError) -> GPIOLineAddress {
+        if let chip = spec.chip, let offset = spec.offset { return GPIOLineAddress(chip: chip, offset: offset) }
+        do {
+            return try GPIO.find(name: spec.name ?? "", chips: GPIO.chips())
+        } catch {
+            throw ChardevOutput.error(error, what: "\(what) (\(spec.label))")
+        }
+    }
+
+    package static func error(_ e: GPIOError, what: String) -> JoltError {
+        switch e {
+        case .noChips:
+            return JoltError(.unavailable, "GPIO line \(what): no GPIO chip (/dev/gpiochip*) on this machine")
+        case .notFound(let name, let chips):
+            return JoltError(.unavailable, "GPIO line \(what): no line named \(name) on \(chips.joined(separator: ", ")) (Raspberry Pi names are like \"GPIO17\"; or give \"chip\" and \"offset\")")
+        case .failed(_, let path, let errno) where errno == .accessDenied || errno == .permitted:
+            return JoltError(.noPermission, "permission denied opening \(path) for \(what): add the user to the gpio group (sudo adduser $USER gpio) and log in again")
+        case .failed(let call, let path, let errno):
+            return JoltError(.unavailable, "GPIO line \(what): \(call) on \(path) failed: \(errno) (\(errno.name))")
+        case .busy(let line, let consumer):
+            return JoltError(.tempFailure, "GPIO line \(what): \(line) is in use by \(consumer.isEmpty ? "another program" : "\"\(consumer)\"")")
+        }
+    }
+
+    package func set(_ active: Bool) throws(JoltError) {
+        do { try line.set(active) } catch {
+            throw JoltError(.ioError, "GPIO line \(label): setting it \(active ? "active" : "inactive") failed: \(error) (\(error.name))")
+        }
+    }
+
+    package func release() { line.release() }
+}
+
+
+/// Plays a pattern on a line from a start time: the level at any time, and when it next changes.
+package struct PatternPlayer: Equatable {
+    package let pattern: Pattern
+    package let start: Int64
+
+    package init(pattern: Pattern, start: Int64) {
+        self.pattern = pattern
+        self.start = start
+    }
+
+    /// The level at `t` (µs); nil once a pulse is over.
+    package func level(at t: Int64) -> Bool? {
+        let e = t - start
+        switch pattern {
+        case .pulse(let ms):
+            return e < Int64(ms) * 1000 ? true : nil
+        case .cadence(let on, let off):
+            let period = Int64(on + off) * 1000
+            return e % period < Int64(on) * 1000
+        case .steady:
+            return true
+        case .beeps(let on, let off, let count):
+            let period = Int64(on + off) * 1000
+            guard e < period * Int64(count) - Int64(off) * 1000 else { return nil }
+            return e % period < Int64(on) * 1000
+        }
+    }
+
+    /// The next time after `t` at which the level changes.
+    package func nextEdge(after t: Int64) -> Int64 {
+        let e = max(t - start, 0)
+        switch pattern {
+        case .pulse(let ms):
+            return start + Int64(ms) * 1000
+        case .cadence(let on, let off), .beeps(let on, let off, _):
+            let period = Int64(on + off) * 1000
+            let base = e - e % period
+            let inPhase = e % period
+            return start + (inPhase < Int64(on) * 1000 ? base + Int64(on) * 1000 : base + period)
+        case .steady:
+            return .max
+        }
+    }
+}

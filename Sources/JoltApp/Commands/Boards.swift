@@ -1,0 +1,45 @@
+import JoltBoard
+import JoltConfig
+import JoltControl
+import JoltRun
+import JoltSim
+import JoltSimBoard
+import JoltSupport
+import JoltActions
+import JoltBuildInfo
+import JoltChips
+import JoltCore
+import JoltCorpus
+import JoltDrivers
+import JoltEngine
+import JoltJSON
+import JoltLinux
+import JoltMQTT
+import JoltMotion
+import JoltTrace
+
+/// Opens a board profile's hardware: the chip on its I2C bus, or the simulated board. The one
+/// place that links both: the service's parts (JoltRun) take an opened `Board` and never name
+/// the simulator.
+enum Boards {
+    /// `trace` plays a recording on the simulated board instead of its script; `source`, the
+    /// caller's motion (a soak).
+    static func open(_ board: BoardProfile, trace: String? = nil, source: MotionSource? = nil) throws(JoltError) -> Board {
+        if board.isSimulated { return try SimBoard.open(board, trace: trace, source: source) }
+        if trace != nil {
+            throw JoltError(.usage, "--trace plays a recording on the simulated board only; \(board.file) uses \(board.bus)")
+        }
+        return try LinuxBoard.open(board)
+    }
+}
+
+extension RunCommand {
+    /// A run of `board`, its hardware opened here: the simulated board playing what `options`
+    /// says (its trace, looped forever) or `source`, or the real chip.
+    convenience init(board: BoardProfile, options: Options, out: TextOutput, outputs: [String: OutputLine] = [:], store: AlarmStore? = nil,
+                     source: MotionSource? = nil) throws(JoltError) {
+        var b = board
+        if options.forever { b.sim.loop = true }
+        try self.init(board: b, hardware: try Boards.open(b, trace: options.trace, source: source), options: options, out: out, outputs: outputs, store: store)
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltDrivers
+import JoltEngine
+import JoltLinux
+import JoltActions
+import JoltChips
+import JoltConfig
+import JoltCore
+import JoltSupport
+import JoltTrace
+
+/// A simulated world's time, which a run keeps up with real time or jumps deadline to deadline:
+/// the simulated board's clock (JoltSimBoard), seen from here without the simulator.
+package protocol SimulatedTime: AnyObject {
+    var now: Int64 { get set }
+}
+
+/// The clock a run follows: the monotonic clock (real time), or the simulated clock jumped from
+/// deadline to deadline (`--fast`, simulated boards only). Times are µs since the run started.
+package final class RunClock {
+    /// Whether time is simulated and jumps instead of passing.
+    package let virtual: Bool
+    package let sim: SimulatedTime?
+    package let start = Sys.monotonicMicros()
+    /// A descriptor that ends a real-time delay early when readable (the run's signals).
+    package var interrupt: Int32?
+
+    package init(virtual: Bool, sim: SimulatedTime?) {
+        self.virtual = virtual && sim != nil
+        self.sim = sim
+    }
+
+    /// Now, µs since the start. In real time the simulated world is brought up to now too.
+    package var now: Int64 {
+        if virtual { return sim!.now }
+        let t = Sys.monotonicMicros() - start
+        sim?.now = t
+        return t
+    }
+
+    /// Lets time pass until `t` (virtual: jumps there).
+    package func advance(to t: Int64) {
+        if virtual {
+            if t > sim!.now { sim!.now = t }
+        } else {
+            Sys.sleep(micros: t - now)
+            _ = now
+        }
+    }
+}
+
+extension RunClock: EngineClock {
+    /// A chip's reset wait. In real time it ends early when a signal is pending on `interrupt`
+    /// (the run's signal descriptor), so that a stop is never held up by a reset; the driver
+    /// then fails or finishes quickly, and the run loop sees the signal.
+    package func delay(milliseconds: UInt32) {
+        let until = now + Int64(milliseconds) * 1000
+        guard let fd = interrupt, !virtual else {
+            advance(to: until)
+            return
+        }
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        var t = now
+        while t < until {
+            _ = try? Sys.poll(&fds, timeoutMicros: until - t)
+            if fds[0].revents != 0 { return }
+            t = now
+        }
+    }
+}
+
+/// A driver's delay on the run's clock.
+package struct ClockDelay: Delay {
+    package let clock: RunClock
+    package mutating func delay(milliseconds: UInt32) { clock.delay(milliseconds: milliseconds) }
+
+    package init(clock: RunClock) {
+        self.clock = clock
+    }
+}

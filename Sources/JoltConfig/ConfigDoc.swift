@@ -1,0 +1,374 @@
+import JoltChips
+import JoltDrivers
+import JoltCore
+import JoltTrace
+import JoltJSON
+import JoltLinux
+import JoltSupport
+
+/// docs/config.md, the reference for board profiles, written from the loader itself: the
+/// sample profiles below are parsed with a `SchemaRecorder` listening, which gives every key the
+/// loader reads and the type and range it accepted; the table here adds what each key means and
+/// its default. `jolt help --config` prints it; a test checks that the committed file is current
+/// and that every key the loader reads is described (and nothing else).
+package enum ConfigDoc {
+    /// One key: its meaning and its default ("" when it has none).
+    package struct Key {
+        package let path: String
+        package let defaultValue: String
+        package let meaning: String
+    }
+
+    /// Profiles that, between them, hold every key the loader knows (values valid on any machine).
+    package static let samples: [String] = [
+        #"""
+        {"name": "every key", "description": "d", "bus": "/dev/i2c-1", "chip": "auto", "address": "0x68",
+         "rate_hz": 100, "accel_range_g": 4, "gyro_range_dps": 500, "fifo": true, "fifo_poll_ms": 200,
+         "mount": {"x": "+x", "y": "+y", "z": "+z"}, "offsets": {"accel_g": [0, 0, 0], "gyro_dps": [0, 0, 0]},
+         "detection": {"sensitivity": "medium", "gravity_tau_ms": 500,
+           "shake": {"algorithm": "jolt", "threshold_g": 0.7, "strong_g": 1.2, "hysteresis_g": 0.3, "min_lobes": 3,
+             "min_half_period_ms": 40, "max_half_period_ms": 320, "max_half_period_ratio": 2, "quiet_ms": 400,
+             "quiet_before_ms": 600, "opposition": 0.75, "fill": 0.4, "clipped_opposition": 0.4, "refractory_ms": 1000,
+             "max_duration_ms": 4000, "axis_threshold_g": 2.45, "lowpass_factor": 0.1, "lowpass_delta_g": 0.38,
+             "planar_g": 2.3, "window_g": 1.326, "window_min_ms": 250},
+           "flip": {"algorithm": "jolt", "face_down_angle_deg": 35, "release_angle_deg": 60, "still_g": 0.06,
+             "still_rate_dps": 20, "hold_ms": 300, "flip_window_ms": 3000, "release_ms": 100,
+             "phone_gravity_z_g": 0.85, "phone_rate_dps": 200},
+           "tamper": {"tilt_deg": 10, "move_mm_s": 20, "move_ms": 120, "motion_g": 0.12, "motion_ms": 300,
+             "holdoff_ms": 2000}},
+         "sim": {"chip": "mpu6050", "motion": "demo", "trace": "t.csv", "loop": false, "at_end": "exit",
+           "accel_bias_g": [0, 0, 0], "gyro_bias_dps": [0, 0, 0], "faults": [{"kind": "unplug", "at_s": 5, "for_s": 3}]},
+         "outputs": {"NAME": {"line": "GPIO17", "active": "high"}},
+         "inputs": {"NAME": {"chip": "/dev/gpiochip0", "offset": 27, "active": "low", "bias": "pull-up"}},
+         "actions": {"shake.began": [{"stdout": true}, {"output": "NAME", "pulse_ms": 200},
+             {"output": "NAME", "cadence": {"on_ms": 500, "off_ms": 500}},
+             {"command": ["/usr/bin/logger", "shake"], "timeout_ms": 10000}]},
+         "alarm": {"armed_at_start": true, "arming_ms": 10000, "max_sound_ms": 300000, "triggers": ["tamper"],
+           "output": "NAME", "cadence": {"on_ms": 500, "off_ms": 500}, "key_switch": "NAME", "state_dir": "/var/lib/jolt"},
+         "control": {"socket": "/run/jolt/jolt.sock", "mode": "0660"},
+         "mqtt": {"host": "broker.local", "port": 1883, "device": "kiosk-1", "client_id": "c", "username": "u",
+           "password": "p", "tls": {"ca_file": "/dev/null"}, "keepalive_s": 30, "topic_prefix": "jolt",
+           "discovery": true, "discovery_prefix": "homeassistant",
+           "outbox": {"path": "/var/lib/jolt/outbox", "max_events": 10000}, "command_code": "1234", "remote_disarm": true, "remote_trigger": true}}
+        """#,
+        #"""
+        {"alarm": {"output": "NAME", "pulse_ms": 100}, "outputs": {"NAME": {"chip": "/dev/gpiochip0", "offset": 17}},
+         "inputs": {"NAME": {"line": "GPIO27"}},
+         "mqtt": {"host": "h", "username": "u", "password_file": "/dev/null"}}
+        """#,
+    ]
+
+    /// Medium's value, with low's and high's where they differ ("0.7 (low: 1, high: 0.5)").
+    package static func preset(_ f: (DetectionSettings) -> String) -> String {
+        let v = Sensitivity.allCases.map { f(DetectionSettings(sensitivity: $0, rateMilliHz: 100_000, gyro: true)) }
+        return v[0] == v[1] && v[1] == v[2] ? v[1] : "\(v[1]) (low: \(v[0]), high: \(v[2]))"
+    }
+
+    package static func milli(_ v: Int32) -> String { ObjectReader.clean(TraceWriter.decimal(Int64(v), places: 3, trim: true)) }
+    package static func deci(_ v: Int32) -> String { ObjectReader.clean(TraceWriter.decimal(Int64(v), places: 1, trim: true)) }
+    package static func percent(_ v: Int32) -> String { ObjectReader.clean(TraceWriter.decimal(Int64(v), places: 2, trim: true)) }
+
+    package static var keys: [Key] { boardKeys + detectionKeys + simulationKeys + lineKeys + alarmKeys + mqttKeys }
+
+
+    /// A fact of every chip that has it, grouped: "2, 4, 8, 16 (MPU6050, ADXL345, LIS3DH, LSM6DSO)".
+    package static func byChip(_ fact: KeyPath<ChipInfo, [Int32]>) -> String {
+        var groups: [(values: [Int32], parts: [String])] = []
+        for c in ChipRegistry.all where !c.info[keyPath: fact].isEmpty {
+            let v = c.info[keyPath: fact]
+            if let k = groups.firstIndex(where: { $0.values == v }) { groups[k].parts.append(c.info.part) } else { groups.append((v, [c.info.part])) }
+        }
+        return groups.map { g in g.values.map(String.init).joined(separator: ", ") + " (" + g.parts.joined(separator: ", ") + ")" }.joined(separator: "; ")
+    }
+
+    package static var boardKeys: [Key] {
+        let b = BoardProfile()
+        return [
+            Key(path: "name", defaultValue: "\"board\"", meaning: "A short name for logs."),
+            Key(path: "description", defaultValue: "", meaning: "Free text: what this board is and how it is wired. Ignored by Jolt."),
+            Key(path: "bus", defaultValue: "\"\(b.bus)\"", meaning: "The I2C bus: `\"1\"`, `\"i2c-1\"` or `\"/dev/i2c-1\"` (the Pi's header pins 3 and 5), or `\"sim\"` for the simulated bus."),
+            Key(path: "chip", defaultValue: "detected", meaning: "The chip: " + ChipRegistry.names.map { "`\($0)`" }.joined(separator: ", ") + ", or `auto` to find any of them at its usual addresses."),
+            Key(path: "address", defaultValue: "the chip's default", meaning: "The chip's 7-bit address, like `\"0x68\"`: " + ChipRegistry.all.map { c in "\(c.info.part) \(c.info.addresses.map { "0x" + hex($0) }.joined(separator: " or ")) (\(c.info.addressPin))" }.joined(separator: "; ") + "."),
+            Key(path: "rate_hz", defaultValue: milli(b.rateMilliHz), meaning: "Output data rate, one the chip makes: " + ChipRegistry.all.map { "\($0.info.part) \($0.info.rates.text)" }.joined(separator: "; ") + ". A rate the chip lacks is refused. The detectors are tuned for the rate. Below 50 Hz, when the alarm watches for tamper, the chip is read at a power-of-two multiple of the rate, 100 Hz or more (25 Hz: four readings a sample), where it has that rate, and filtered down to the rate, so that a counter ringing near it is not folded into a slow push (docs/detection.md)."),
+            Key(path: "accel_range_g", defaultValue: "\(b.accelRangeG)", meaning: "Accelerometer full scale, g: " + Self.byChip(\.accelRangesG) + ". A vigorous shake reaches 3–5 g."),
+            Key(path: "gyro_range_dps", defaultValue: "\(b.gyroRangeDps)", meaning: "Gyroscope full scale, °/s, on a chip with a gyroscope: " + Self.byChip(\.gyroRangesDps) + "."),
+            Key(path: "fifo", defaultValue: "\(b.fifo)", meaning: "Read through the chip's FIFO in batches (fewer wake-ups) rather than sample by sample."),
+            Key(path: "fifo_poll_ms", defaultValue: "\(b.fifoPollMillis)", meaning: "How often the FIFO is drained (capped so that it never fills)."),
+            Key(path: "mount", defaultValue: "`+x`, `+y`, `+z`", meaning: "How the chip sits in the enclosure: which chip axis, with its sign, is the board's x, y and z (z up when the board lies face up). `jolt calibrate` suggests it."),
+            Key(path: "mount.x", defaultValue: "\"+x\"", meaning: "The chip axis that is the board's x: `\"+x\"`, `\"-y\"`, …"),
+            Key(path: "mount.y", defaultValue: "\"+y\"", meaning: "The chip axis that is the board's y."),
+            Key(path: "mount.z", defaultValue: "\"+z\"", meaning: "The chip axis that is the board's z. Each chip axis once; no mirror images."),
+            Key(path: "offsets", defaultValue: "zero", meaning: "Calibration offsets, subtracted in the chip's axes; `jolt calibrate` writes them."),
+            Key(path: "offsets.accel_g", defaultValue: "[0, 0, 0]", meaning: "Accelerometer offsets [x, y, z], g (each within ±2)."),
+            Key(path: "offsets.gyro_dps", defaultValue: "[0, 0, 0]", meaning: "Gyroscope biases [x, y, z], °/s (each within ±100)."),
+        ]
+    }
+
+    package static var detectionKeys: [Key] {
+        return [
+            Key(path: "detection", defaultValue: "the medium preset", meaning: "How the detectors are tuned. Every number below has a default from the preset; a number given here overrides it."),
+            Key(path: "detection.sensitivity", defaultValue: "\"medium\"", meaning: "The preset: `low` (fewer false alarms, firmer motion needed), `medium`, `high` (gentler motion, more false alarms). `--sensitivity` on the command line overrides it."),
+            Key(path: "detection.gravity_tau_ms", defaultValue: "500", meaning: "Time constant of the gravity estimate the detectors share."),
+            Key(path: "detection.shake", defaultValue: "", meaning: "Jolt's shake detector (alternating lobes of dynamic acceleration), and the phone algorithms kept for comparison."),
+            Key(path: "detection.shake.algorithm", defaultValue: "\"jolt\"", meaning: "`jolt`, or a phone algorithm: `threshold` (per axis past 2.45 g), `lowpass`, `planar` (x-y magnitude), `window`."),
+            Key(path: "detection.shake.threshold_g", defaultValue: preset { milli($0.shake.thresholdMilliG) }, meaning: "A lobe of dynamic acceleration (gravity removed) counts when its peak reaches this."),
+            Key(path: "detection.shake.strong_g", defaultValue: preset { milli($0.shake.strongMilliG) }, meaning: "At least one lobe of a shake must reach this."),
+            Key(path: "detection.shake.hysteresis_g", defaultValue: preset { milli($0.shake.hysteresisMilliG) }, meaning: "A lobe ends when the level falls below this; below threshold_g."),
+            Key(path: "detection.shake.min_lobes", defaultValue: preset { "\($0.shake.minLobes)" }, meaning: "Alternating lobes in a row that make a shake."),
+            Key(path: "detection.shake.min_half_period_ms", defaultValue: preset { "\($0.shake.minHalfPeriodMillis)" }, meaning: "Shortest time between lobes (a knock rings faster)."),
+            Key(path: "detection.shake.max_half_period_ms", defaultValue: preset { "\($0.shake.maxHalfPeriodMillis)" }, meaning: "Longest time between lobes (a stride is slower)."),
+            Key(path: "detection.shake.max_half_period_ratio", defaultValue: preset { percent($0.shake.maxHalfPeriodRatioPercent) }, meaning: "How irregular the rhythm may be: the longest half period over the shortest."),
+            Key(path: "detection.shake.quiet_ms", defaultValue: preset { "\($0.shake.quietMillis)" }, meaning: "Quiet time that ends a shake."),
+            Key(path: "detection.shake.quiet_before_ms", defaultValue: preset { "\($0.shake.quietBeforeMillis)" }, meaning: "Quiet needed before a shake can begin (walking never gives it)."),
+            Key(path: "detection.shake.opposition", defaultValue: preset { percent($0.shake.oppositionPercent) }, meaning: "How opposed successive lobes must be (1: exactly back and forth)."),
+            Key(path: "detection.shake.fill", defaultValue: preset { percent($0.shake.fillPercent) }, meaning: "How much of the time between lobes must be above the hysteresis level."),
+            Key(path: "detection.shake.clipped_opposition", defaultValue: preset { percent($0.shake.clippedOppositionPercent) }, meaning: "The opposition required when the chip clips at its full scale."),
+            Key(path: "detection.shake.refractory_ms", defaultValue: preset { "\($0.shake.refractoryMillis)" }, meaning: "After a shake ends, no new one for this long (the phone algorithms use it too)."),
+            Key(path: "detection.shake.max_duration_ms", defaultValue: preset { "\($0.shake.maxDurationMillis)" }, meaning: "A shake longer than this is cancelled (a machine vibrating, not a hand)."),
+            Key(path: "detection.shake.axis_threshold_g", defaultValue: preset { milli($0.phoneShake.axisThresholdMilliG) }, meaning: "`threshold` algorithm: the per-axis level."),
+            Key(path: "detection.shake.lowpass_factor", defaultValue: preset { ObjectReader.clean(TraceWriter.decimal(Int64($0.phoneShake.lowpassFactorPerMille), places: 3, trim: true)) }, meaning: "`lowpass` algorithm: the filter factor at 60 Hz."),
+            Key(path: "detection.shake.lowpass_delta_g", defaultValue: preset { milli($0.phoneShake.lowpassDeltaMilliG) }, meaning: "`lowpass` algorithm: the change that counts."),
+            Key(path: "detection.shake.planar_g", defaultValue: preset { milli($0.phoneShake.planarMilliG) }, meaning: "`planar` algorithm: the x-y magnitude that counts."),
+            Key(path: "detection.shake.window_g", defaultValue: preset { milli($0.phoneShake.windowMilliG) }, meaning: "`window` algorithm: the magnitude that counts."),
+            Key(path: "detection.shake.window_min_ms", defaultValue: preset { "\($0.phoneShake.windowMinMillis)" }, meaning: "`window` algorithm: how long it must last."),
+            Key(path: "detection.flip", defaultValue: "", meaning: "Jolt's flip detector (turned over, then settled face down), and the phone rule."),
+            Key(path: "detection.flip.algorithm", defaultValue: "\"jolt\"", meaning: "`jolt`, `phone` (gravity z past 0.85 g plus rotation rate) or `android`."),
+            Key(path: "detection.flip.face_down_angle_deg", defaultValue: preset { deci($0.flip.faceDownAngleDeci) }, meaning: "Within this angle of straight down counts as face down."),
+            Key(path: "detection.flip.release_angle_deg", defaultValue: preset { deci($0.flip.releaseAngleDeci) }, meaning: "Past this angle from straight down counts as face up again; above face_down_angle_deg."),
+            Key(path: "detection.flip.still_g", defaultValue: preset { milli($0.flip.stillMilliG) }, meaning: "Dynamic acceleration below this counts as still."),
+            Key(path: "detection.flip.still_rate_dps", defaultValue: preset { milli($0.flip.stillRateMdps) }, meaning: "Rotation rate below this counts as still."),
+            Key(path: "detection.flip.hold_ms", defaultValue: preset { "\($0.flip.holdMillis)" }, meaning: "How long it must lie still face down."),
+            Key(path: "detection.flip.flip_window_ms", defaultValue: preset { "\($0.flip.flipWindowMillis)" }, meaning: "The turn over must have happened within this long before settling."),
+            Key(path: "detection.flip.release_ms", defaultValue: preset { "\($0.flip.releaseMillis)" }, meaning: "How long past the release angle before `face_up`."),
+            Key(path: "detection.flip.phone_gravity_z_g", defaultValue: preset { milli($0.phoneFlip.gravityZMilliG) }, meaning: "`phone` rule: gravity z past this (negative, face down)."),
+            Key(path: "detection.flip.phone_rate_dps", defaultValue: preset { milli($0.phoneFlip.rateMdps) }, meaning: "`phone` rule: the rotation rate that counts as turning."),
+            Key(path: "detection.tamper", defaultValue: "", meaning: "The tamper detector of the theft alarm: moved or tilted from where it was armed. It only runs while the alarm is armed."),
+            Key(path: "detection.tamper.tilt_deg", defaultValue: preset { deci($0.tamper.tiltDeci) }, meaning: "Tilt from the armed orientation that counts as tamper."),
+            Key(path: "detection.tamper.move_mm_s", defaultValue: preset { "\($0.tamper.moveSpeedMMs)" }, meaning: "The speed, measured by integrating the acceleration, that counts as the kiosk moving (a tap's comes back to zero within tens of milliseconds)."),
+            Key(path: "detection.tamper.move_ms", defaultValue: preset { "\($0.tamper.moveMillis)" }, meaning: "How long the kiosk must keep moving the same way: a slide or a lift does, a ringing counter does not."),
+            Key(path: "detection.tamper.motion_g", defaultValue: "", meaning: "No longer used: the motion meter it set is replaced by `move_mm_s` and `move_ms`. Still checked (0.01 to 16 g), so that older profiles load."),
+            Key(path: "detection.tamper.motion_ms", defaultValue: "", meaning: "No longer used, as `motion_g` (20 to 1000 ms)."),
+            Key(path: "detection.tamper.holdoff_ms", defaultValue: preset { "\($0.tamper.holdoffMillis)" }, meaning: "After a tamper event, the next one is held off this long."),
+        ]
+    }
+
+    package static var simulationKeys: [Key] {
+        return [
+            Key(path: "sim", defaultValue: "", meaning: "What the simulated board (`\"bus\": \"sim\"`) plays: a register-level chip on a simulated bus."),
+            Key(path: "sim.chip", defaultValue: "\"mpu6050\"", meaning: "The simulated chip: " + ChipRegistry.names.map { "`\($0)`" }.joined(separator: ", ") + "."),
+            Key(path: "sim.motion", defaultValue: "\"demo\"", meaning: "A built-in motion: `demo` (rest, a shake, rest, a flip face down and back), `rest` (lying still), `lift` (at rest, then lifted and carried: the alarm's test), `shake`, `flip`."),
+            Key(path: "sim.trace", defaultValue: "", meaning: "A jolt-trace file to play instead of a motion (relative to the profile's folder). `--trace` overrides it."),
+            Key(path: "sim.loop", defaultValue: "false", meaning: "Play the motion again and again."),
+            Key(path: "sim.at_end", defaultValue: "\"exit\"", meaning: "At the end of the motion: `exit` (the run ends) or `rest` (lie still until stopped: a service)."),
+            Key(path: "sim.accel_bias_g", defaultValue: "[0, 0, 0]", meaning: "The simulated chip's zero-g offset [x, y, z], g, chip axes (to try `jolt calibrate`)."),
+            Key(path: "sim.gyro_bias_dps", defaultValue: "[0, 0, 0]", meaning: "The simulated chip's gyro bias [x, y, z], °/s."),
+            Key(path: "sim.faults", defaultValue: "[]", meaning: "Faults to inject, to watch Jolt ride them out: a list of `{\"kind\": …, \"at_s\": …, \"for_s\": …}`."),
+            Key(path: "sim.faults[].kind", defaultValue: "", meaning: "`unplug` (no acknowledge), `io_error`, `timeout`, `frozen` (the same data over and over), `reset` (back to power-on values; no for_s), `stall` (the host stops reading: the FIFO overflows)."),
+            Key(path: "sim.faults[].at_s", defaultValue: "", meaning: "When it starts, seconds from the start of the run."),
+            Key(path: "sim.faults[].for_s", defaultValue: "", meaning: "How long it lasts."),
+        ]
+    }
+
+    package static var lineKeys: [Key] {
+        return [
+            Key(path: "outputs", defaultValue: "none", meaning: "GPIO lines Jolt drives, by a name of your choice (`\"buzzer\"`); actions and the alarm refer to them. Found on the GPIO character device (`/dev/gpiochip*`)."),
+            Key(path: "outputs.NAME", defaultValue: "", meaning: "One output: `line`, or `chip` and `offset`; and `active`."),
+            Key(path: "outputs.NAME.line", defaultValue: "", meaning: "The line's name, as the Pi's device tree names it: `\"GPIO17\"` (header pin 11). Found on whichever chip has it."),
+            Key(path: "outputs.NAME.chip", defaultValue: "", meaning: "Or a chip, `\"/dev/gpiochip0\"`, with `offset`."),
+            Key(path: "outputs.NAME.offset", defaultValue: "", meaning: "The line's offset on `chip`."),
+            Key(path: "outputs.NAME.active", defaultValue: "\"high\"", meaning: "`high` or `low`: the level that sounds the buzzer (lights the lamp)."),
+            Key(path: "inputs", defaultValue: "none", meaning: "GPIO lines Jolt reads, by name: a key switch for the alarm."),
+            Key(path: "inputs.NAME", defaultValue: "", meaning: "One input: `line`, or `chip` and `offset`; `active` and `bias`."),
+            Key(path: "inputs.NAME.line", defaultValue: "", meaning: "As for outputs."),
+            Key(path: "inputs.NAME.chip", defaultValue: "", meaning: "As for outputs."),
+            Key(path: "inputs.NAME.offset", defaultValue: "", meaning: "As for outputs."),
+            Key(path: "inputs.NAME.active", defaultValue: "\"high\"", meaning: "The level that means on."),
+            Key(path: "inputs.NAME.bias", defaultValue: "\"none\"", meaning: "`pull-up` for a switch to ground, or `none`."),
+            Key(path: "actions", defaultValue: "every event on stdout", meaning: "What each event does: a list of actions per event (see below). With no `actions`, every event is printed."),
+            Key(path: "actions.EVENT", defaultValue: "", meaning: "An event name (above) and its list of actions, run in order."),
+            Key(path: "actions.EVENT[].stdout", defaultValue: "", meaning: "`true`: print the event (human text on a terminal, JSON lines otherwise or with `--json`)."),
+            Key(path: "actions.EVENT[].output", defaultValue: "", meaning: "Drive the named output with `pulse_ms` or `cadence`."),
+            Key(path: "actions.EVENT[].pulse_ms", defaultValue: "", meaning: "Active for this long, then inactive."),
+            Key(path: "actions.EVENT[].cadence", defaultValue: "", meaning: "Active `on_ms`, inactive `off_ms`, repeating until the next pattern on that output."),
+            Key(path: "actions.EVENT[].cadence.on_ms", defaultValue: "500", meaning: "Active time of each period."),
+            Key(path: "actions.EVENT[].cadence.off_ms", defaultValue: "500", meaning: "Inactive time of each period."),
+            Key(path: "actions.EVENT[].command", defaultValue: "", meaning: "Run a program, no shell: `[\"/usr/bin/logger\", \"shake\"]`. The event is in its environment (`JOLT_EVENT`, `JOLT_JSON`, …); its output goes to the log."),
+            Key(path: "actions.EVENT[].timeout_ms", defaultValue: "10000", meaning: "A command still running after this is stopped."),
+        ]
+    }
+
+    package static var alarmKeys: [Key] {
+        let a = AlarmSettings(), c = ControlConfig()
+        return [
+            Key(path: "alarm", defaultValue: "no alarm", meaning: "The theft alarm: armed, it sounds when the board is moved (docs/alarm.md)."),
+            Key(path: "alarm.armed_at_start", defaultValue: "false", meaning: "Arm when Jolt starts (after `arming_ms`); otherwise `jolt arm`, MQTT or the key switch arms it."),
+            Key(path: "alarm.arming_ms", defaultValue: "\(a.armingMillis)", meaning: "The grace period between arming and watching: time to step away."),
+            Key(path: "alarm.max_sound_ms", defaultValue: "\(a.maxSoundMillis)", meaning: "A triggered alarm stops sounding after this (0: until disarmed), then watches again."),
+            Key(path: "alarm.triggers", defaultValue: "[\"shake\", \"flip\", \"tamper\"]", meaning: "What triggers it: any of `shake`, `flip`, `tamper`."),
+            Key(path: "alarm.output", defaultValue: "", meaning: "The output (an `outputs` name) that sounds."),
+            Key(path: "alarm.cadence", defaultValue: "on 500, off 500", meaning: "How it sounds: `{\"on_ms\": …, \"off_ms\": …}` (or `pulse_ms` instead, for one pulse)."),
+            Key(path: "alarm.cadence.on_ms", defaultValue: "500", meaning: "Sounding time of each period."),
+            Key(path: "alarm.cadence.off_ms", defaultValue: "500", meaning: "Silent time of each period."),
+            Key(path: "alarm.pulse_ms", defaultValue: "", meaning: "One pulse of this length instead of a cadence."),
+            Key(path: "alarm.state_dir", defaultValue: "$STATE_DIRECTORY, or /var/lib/jolt", meaning: "Where the alarm's state is kept across restarts (`alarm.json`): a kiosk killed while sounding sounds again when it is back; one moved while Jolt was down triggers. A simulated board keeps it only when this (or `--state-dir`) says where."),
+            Key(path: "alarm.key_switch", defaultValue: "", meaning: "An input (an `inputs` name): on arms, off disarms."),
+            Key(path: "control", defaultValue: "", meaning: "The control socket that `jolt arm`, `disarm` and `status` talk to."),
+            Key(path: "control.socket", defaultValue: "$RUNTIME_DIRECTORY/jolt.sock", meaning: "Its path (absolute). The service's is /run/jolt/jolt.sock."),
+            Key(path: "control.mode", defaultValue: "\"\(String(c.mode, radix: 8).count == 3 ? "0" : "")\(String(c.mode, radix: 8))\"", meaning: "Its file mode, octal: who may arm and disarm. Never open to others."),
+        ]
+    }
+
+    package static var mqttKeys: [Key] {
+        let m = MQTTConfig()
+        return [
+            Key(path: "mqtt", defaultValue: "no MQTT", meaning: "The link to an MQTT broker: events, the alarm's state, commands, Home Assistant discovery (docs/fleet.md)."),
+            Key(path: "mqtt.host", defaultValue: "", meaning: "The broker's host name or address (required)."),
+            Key(path: "mqtt.port", defaultValue: "\(m.port) (8883 with tls)", meaning: "The broker's port."),
+            Key(path: "mqtt.device", defaultValue: "the host name", meaning: "This kiosk's name in topics and in Home Assistant: letters, digits, - and _."),
+            Key(path: "mqtt.client_id", defaultValue: "jolt-DEVICE", meaning: "The MQTT client id (1–64 characters)."),
+            Key(path: "mqtt.username", defaultValue: "", meaning: "The user name for the broker. Commands are only taken on an authenticated connection."),
+            Key(path: "mqtt.password", defaultValue: "", meaning: "Its password. Keep the profile unreadable to others, or use password_file."),
+            Key(path: "mqtt.password_file", defaultValue: "", meaning: "Or a file holding the password (relative to the profile's folder)."),
+            Key(path: "mqtt.tls", defaultValue: "none", meaning: "TLS to the broker."),
+            Key(path: "mqtt.tls.ca_file", defaultValue: "", meaning: "The CA certificate (PEM) that signed the broker's certificate."),
+            Key(path: "mqtt.keepalive_s", defaultValue: "\(m.keepaliveSeconds)", meaning: "The MQTT keep-alive: how soon the broker notices a dead kiosk (its last will says `offline`)."),
+            Key(path: "mqtt.topic_prefix", defaultValue: "\"\(m.topicPrefix)\"", meaning: "Topics are `PREFIX/DEVICE/event`, `…/state`, `…/set`, `…/result`, `…/availability`."),
+            Key(path: "mqtt.discovery", defaultValue: "\(m.discovery)", meaning: "Publish Home Assistant discovery configurations."),
+            Key(path: "mqtt.discovery_prefix", defaultValue: "\"\(m.discoveryPrefix)\"", meaning: "Home Assistant's discovery prefix."),
+            Key(path: "mqtt.outbox", defaultValue: "", meaning: "Where events wait for the broker, on disk, so that an outage loses none."),
+            Key(path: "mqtt.outbox.path", defaultValue: "\"\(m.outboxPath ?? "")\"", meaning: "The outbox folder (the service's StateDirectory)."),
+            Key(path: "mqtt.outbox.max_events", defaultValue: "\(m.outboxMaxEvents)", meaning: "At most this many events wait; the oldest go first."),
+            Key(path: "mqtt.command_code", defaultValue: "", meaning: "A code that arm and disarm commands must carry (`{\"command\": \"disarm\", \"code\": \"…\"}`). 5 wrong codes lock out every remote command for a minute, then twice as long each time (docs/security.md)."),
+            Key(path: "mqtt.remote_disarm", defaultValue: "true with a command_code, else false", meaning: "Whether disarm is taken over MQTT. Never without a command_code: anyone who can publish to the broker could silence the alarm."),
+            Key(path: "mqtt.remote_trigger", defaultValue: "false", meaning: "Whether the alarm may be triggered by hand over MQTT (Home Assistant's panel offers Trigger): it sounds until disarmed. With a command_code, the trigger needs it too."),
+        ]
+    }
+
+    /// The kind of value of each key the loader reads, from the sample profiles.
+    package static func recordedKinds() -> (order: [String], kinds: [String: String]) {
+        let recorder = SchemaRecorder()
+        SchemaRecorder.$current.withValue(recorder) {
+            for (i, text) in samples.enumerated() {
+                // The samples are checked by a test; a failure here shows up there.
+                _ = try? BoardProfile.parse(Array(text.utf8), file: "sample \(i + 1)")
+            }
+        }
+        return (recorder.order, recorder.kinds)
+    }
+
+    /// The whole reference, as docs/config.md holds it.
+    package static var markdown: String {
+        let (order, kinds) = recordedKinds()
+        let described = Dictionary(keys.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        var s = """
+            # Board profiles: the configuration reference
+
+            <!-- Generated by `jolt help --config` from the loader (Sources/JoltConfig/) and the
+                 descriptions in Sources/JoltConfig/ConfigDoc.swift; a test checks it is current. -->
+
+            A board profile is a JSON file that says which bus and chip Jolt reads, how the chip sits, how
+            the detectors are tuned, and what each event does. Every command finds it as `--board FILE`,
+            else `$JOLT_BOARD`, else `/etc/jolt/jolt.json` (what the Debian package installs); `run`,
+            `watch` and `record` fall back to a chip on /dev/i2c-1 or the simulated board. Examples are
+            in `boards/` (installed in /usr/share/jolt/boards).
+
+            Every key is optional unless it says otherwise. An unknown key, a wrong type or a value out of
+            range is refused with the file, the line and the key's path (`jolt.json:12:
+            detection.shake.threshold_g: must be between 0.05 and 16 g (found 40)`), and a misspelt key
+            gets a "did you mean". `systemctl reload jolt` (SIGHUP) re-reads the file.
+
+            Units are in the names: `_g` in g (9.81 m/s², gravity included), `_dps` in degrees per
+            second, `_deg` in degrees, `_ms` in milliseconds, `_s` in seconds, `_hz` in hertz.
+
+            """
+        func row(_ path: String) -> String {
+            let d = described[path]
+            let kind = kinds[path] ?? ""
+            let def = d.map { $0.defaultValue.isEmpty ? "—" : $0.defaultValue } ?? "—"
+            return "| `\(path)` | \(kind.isEmpty ? "—" : kind) | \(def) | \(d?.meaning ?? "") |\n"
+        }
+        let header = "| key | type and range | default | meaning |\n|---|---|---|---|\n"
+        func top(_ path: String) -> String {
+            String(path.prefix { $0 != "." && $0 != "[" })
+        }
+        // Plain keys at the top first, then one section per object, in the loader's order.
+        s += "\n## The board\n\n" + header
+        for path in order where !path.contains(".") && kinds[path] != "object" { s += row(path) }
+        for section in order where !section.contains(".") && kinds[section] == "object" {
+            s += "\n## `\(section)`\n\n"
+            if let d = described[section] { s += d.meaning + (d.defaultValue.isEmpty ? "" : " Default: \(d.defaultValue).") + "\n\n" }
+            if let note = sectionNotes[section] { s += note + "\n\n" }
+            s += header
+            for path in order where path != section && top(path) == section { s += row(path) }
+        }
+        s += "\n" + examples
+        return s
+    }
+
+    /// Prose that goes with a section, before its table.
+    package static let sectionNotes: [String: String] = [
+        "actions": """
+            Events are `shake.began`, `shake.ended`, `shake.cancelled`, `flip.face_down`, `flip.face_up`,
+            `tamper`, `alarm.arming`, `alarm.armed`, `alarm.triggered`, `alarm.cleared`, `alarm.disarmed`,
+            `fault` (the chip stopped answering) and `recovered`. Each maps to a list of actions, each one of:
+
+            ```json
+            {"stdout": true}
+            {"output": "buzzer", "pulse_ms": 200}
+            {"output": "lamp", "cadence": {"on_ms": 100, "off_ms": 900}}
+            {"command": ["/usr/bin/logger", "-t", "jolt", "shaken"], "timeout_ms": 5000}
+            ```
+
+            A command runs without a shell; the event is in its environment as `JOLT_EVENT`
+            (`shake.began`) and `JOLT_JSON` (the `--json` line). Commands never hold up sampling.
+            """,
+        "sim": """
+            The simulated board is what `jolt run` plays with no hardware: `boards/sim.json` plays the
+            `demo`; `boards/kiosk-alarm.json` lifts a kiosk 12 s in. With `--fast` it runs on simulated
+            time. `jolt calibrate` on a simulated board measures a kiosk at rest (`motion` other than
+            `rest` moves it).
+            """,
+        "control": """
+            `jolt arm`, `jolt disarm`, `jolt status` and `jolt output` talk to a running `jolt run` over a
+            Unix socket. The service's is /run/jolt/jolt.sock (its RuntimeDirectory); elsewhere
+            $XDG_RUNTIME_DIR/jolt.sock.
+            """,
+        "alarm": """
+            States: `disarmed` → `arming` (the grace period) → `armed` → `triggered` (sounding) → `armed`
+            again after `max_sound_ms`, or `disarmed` by `jolt disarm`. A board with an alarm needs an
+            output to sound, or actions on `alarm.triggered`.
+            """,
+    ]
+
+    package static let examples = """
+        ## Examples
+
+        A kiosk theft alarm with a buzzer on GPIO17 that also tells a broker:
+
+        ```json
+        {
+          "name": "kiosk",
+          "bus": "/dev/i2c-1",
+          "chip": "mpu6050",
+          "outputs": { "buzzer": { "line": "GPIO17" } },
+          "alarm": { "armed_at_start": true, "arming_ms": 30000, "output": "buzzer" },
+          "mqtt": { "host": "broker.local", "username": "kiosk-1", "password_file": "mqtt.pass",
+                    "device": "kiosk-1", "command_code": "4711" }
+        }
+        ```
+
+        A shake that pulses a buzzer and logs:
+
+        ```json
+        {
+          "bus": "1",
+          "outputs": { "buzzer": { "line": "GPIO17" } },
+          "actions": {
+            "shake.began": [ { "output": "buzzer", "pulse_ms": 150 }, { "stdout": true } ],
+            "flip.face_down": [ { "command": ["/usr/bin/logger", "-t", "jolt", "face down"] } ]
+          }
+        }
+        ```
+
+        """
+}

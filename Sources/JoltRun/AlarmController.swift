@@ -1,0 +1,185 @@
+import JoltCore
+import JoltJSON
+import JoltLinux
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltChips
+import JoltConfig
+import JoltControl
+import JoltDrivers
+import JoltEngine
+import JoltSupport
+
+/// Where an alarm transition goes besides the alarm itself, in the order it goes there: the
+/// buzzer (the action thread plays the cadence), the event, then systemd's status and MQTT's
+/// state topic. The state on disk comes last, from the controller's own store.
+package struct AlarmEffects {
+    /// The alarm's output, sounding or silent.
+    package var sound: (Bool) -> Void
+    /// A transition as an event record.
+    package var announce: (EventRecord) -> Void
+    /// The state, since when (stream µs) and since when on the wall clock (µs since 1970).
+    package var publish: (AlarmState, Int64, Int64) -> Void
+}
+
+/// The theft alarm as `jolt run` keeps it: the state machine (`Alarm`, pure, in JoltCore), its
+/// state on disk (`AlarmStore`), the tamper reference it holds across reloads and restarts, and
+/// what a change does (`AlarmEffects`). It never touches the detectors: each transition returns
+/// what they must do (`DetectorChange`), which the sampling engine applies; so it is told the
+/// orientation of the moment (the detectors' gravity) with every command and sample.
+package final class AlarmController {
+    package private(set) var alarm: Alarm
+    package let store: AlarmStore?
+    package let effects: AlarmEffects
+    /// What the store held at start (nil: no state is kept).
+    package let savedAtStart: Result<SavedAlarm?, AlarmStore.LoadError>?
+    /// Whether the profile arms it at start, when no state is kept.
+    package let armedAtStart: Bool
+    /// The tamper reference while armed or sounding (gravity, mg): fresh detectors, after a reload
+    /// or a restart, take it rather than the orientation of the moment.
+    package private(set) var tamperReference: Vec3?
+    /// When the alarm entered its state, wall clock µs.
+    package private(set) var sinceWall = WallClock.nowMicros()
+    /// Tampers seen while the alarm was already sounding, since it last triggered.
+    package private(set) var tamperRepeats = 0
+    /// When it last triggered, monotonic µs (the latency to the buzzer is measured from here).
+    package private(set) var triggeredAt: Int64?
+    private var begun = false
+
+    package init(settings: AlarmSettings, armedAtStart: Bool, store: AlarmStore?, effects: AlarmEffects) {
+        alarm = Alarm(settings: settings)
+        self.armedAtStart = armedAtStart
+        self.store = store
+        self.effects = effects
+        savedAtStart = store?.load()
+    }
+
+    /// The alarm's state, and since when (stream µs).
+    package var state: AlarmState { alarm.state }
+    package var since: Int64 { alarm.since }
+
+    /// Whether the detectors must be armed: the alarm watches, or sounds.
+    package var watching: Bool { alarm.state == .armed || alarm.state == .triggered }
+
+    /// The alarm at start, once per run: as saved (sounding again, or armed against the saved
+    /// orientation, which fresh detectors then take at their first sample), armed when the saved
+    /// state cannot be read (fail-secure), or as the profile says when no state is kept.
+    package func begin(at t: Int64, gravity: Vec3) -> DetectorChange? {
+        guard !begun else { return nil }
+        begun = true
+        func arm(_ why: String?) -> DetectorChange? {
+            if let why { Log.warning(why) }
+            return command(.armCommand, at: t, gravity: gravity)
+        }
+        guard let saved = savedAtStart, let store else { return armedAtStart ? arm(nil) : nil }
+        switch saved {
+        case .failure(let e):
+            return arm("alarm: \(e.message): arming (fail-secure); jolt disarm disarms it")
+        case .success(nil):
+            return arm("alarm: no saved state in \(store.path): arming (fail-secure; the first start, or the file was removed); jolt disarm disarms it")
+        case .success(let s?):
+            switch s.state {
+            case .disarmed:
+                sinceWall = s.sinceWallMicros
+                Log.info("alarm: disarmed since \(WallClock.iso8601(s.sinceWallMicros)), as saved in \(store.path)")
+                return nil
+            case .arming:
+                return arm("alarm: was arming when Jolt stopped: arming again")
+            case .armed, .triggered:
+                restore(s, at: t, path: store.path)
+                return nil
+            }
+        }
+    }
+
+    /// Armed or sounding as saved: no grace period, no new reference.
+    private func restore(_ s: SavedAlarm, at t: Int64, path: String) {
+        alarm.restore(state: s.state, since: t)
+        tamperReference = s.reference
+        sinceWall = s.sinceWallMicros
+        Log.warning("alarm: \(EventRecord.alarmName(s.state)) since \(WallClock.iso8601(s.sinceWallMicros)) (\(s.cause)), as saved in \(path): \(s.state == .triggered ? "sounding again" : "watching against the saved orientation")")
+        if s.state == .triggered {
+            triggeredAt = Sys.monotonicMicros()
+            effects.sound(true)
+        }
+        effects.announce(EventRecord(t: t, kind: .alarm(AlarmTransition(from: .disarmed, to: s.state, cause: .restored))))
+        effects.publish(alarm.state, alarm.since, sinceWall)
+    }
+
+    /// What fresh detectors (at start, after a reload or a fault) take at their first sample
+    /// while the alarm watches: the kept reference, or the orientation of that sample.
+    package func rearm(gravity: Vec3) -> DetectorChange {
+        let reference = tamperReference ?? gravity
+        tamperReference = reference
+        return .armTamper(reference: reference)
+    }
+
+    /// A command — `.armCommand`, `.disarmCommand` or `.panic` — at `t` (a stream time).
+    package func command(_ cause: AlarmTransition.Cause, at t: Int64, gravity: Vec3) -> DetectorChange? {
+        var a = alarm
+        let tr: AlarmTransition?
+        switch cause {
+        case .armCommand: tr = a.arm(at: t)
+        case .disarmCommand: tr = a.disarm(at: t)
+        case .panic: tr = a.panic(at: t)
+        default: tr = nil
+        }
+        alarm = a
+        return tr.flatMap { changed($0, at: t, gravity: gravity) }
+    }
+
+    /// The events of a sample to show: while the alarm sounds, a tamper is counted (`jolt status`
+    /// shows the count), not shown again.
+    package func shown(_ e: Events) -> Events {
+        guard e.contains(.tamper), alarm.state == .triggered else { return e }
+        tamperRepeats += 1
+        var shown = e
+        shown.remove(.tamper)
+        return shown
+    }
+
+    /// The events of a sample at `t`: time passes (the grace period ends, a sounding alarm times
+    /// out), and an armed alarm triggers on what it watches. Returns what the detectors must do.
+    package func observe(_ e: Events, at t: Int64, gravity: Vec3) -> DetectorChange? {
+        var a = alarm
+        let tr = a.tick(at: t) ?? a.observe(e, at: t)
+        alarm = a
+        return tr.flatMap { changed($0, at: t, gravity: gravity) }
+    }
+
+    /// A transition: the buzzer first, then the event, systemd's status and MQTT, and last the
+    /// state on disk, which the store writes on its own thread (an SD card's fsync never holds up
+    /// the buzzer or the next poll of the chip).
+    private func changed(_ tr: AlarmTransition, at t: Int64, gravity: Vec3) -> DetectorChange? {
+        let change = Alarm.change(after: tr, gravity: gravity)
+        switch tr.to {
+        case .armed: tamperReference = gravity
+        case .triggered: break
+        case .disarmed, .arming: tamperReference = nil
+        }
+        if tr.to == .triggered {
+            tamperRepeats = 0
+            triggeredAt = Sys.monotonicMicros()
+        }
+        if (tr.to == .triggered) != (tr.from == .triggered) { effects.sound(tr.to == .triggered) }
+        sinceWall = WallClock.nowMicros()
+        effects.announce(EventRecord(t: t, kind: .alarm(tr)))
+        effects.publish(alarm.state, alarm.since, sinceWall)
+        store?.save(SavedAlarm(state: tr.to, sinceWallMicros: sinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference))
+        return change
+    }
+
+    /// New settings from a reload: the same state, since the same time.
+    package func reconfigure(_ s: AlarmSettings) {
+        var a = Alarm(settings: s)
+        a.restore(state: alarm.state, since: alarm.since)
+        alarm = a
+    }
+
+    /// The alarm's part of a control reply: its state and since when.
+    package var replyFields: [(String, JSON)] {
+        [("alarm", true), ("state", .string(EventRecord.alarmName(alarm.state))), ("since", .decimal(EventRecord.seconds(alarm.since))),
+         ("since_utc", .string(WallClock.iso8601(sinceWall))), ("tamper_repeats", .int(tamperRepeats))]
+    }
+}

@@ -1,0 +1,38 @@
+import JoltCore
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltChips
+import JoltConfig
+import JoltControl
+import JoltDrivers
+import JoltEngine
+import JoltJSON
+import JoltLinux
+import JoltSupport
+
+/// The detectors' state after a sample, for a live view.
+package struct LiveLevels {
+    package var gravity: Vec3
+    package var shakeProgress: Int32
+    package var faceDown: Bool
+
+    /// A sample and the levels, as the control socket's live stream carries them:
+    /// `s T AX AY AZ GX GY GZ GRAVX GRAVY GRAVZ PROGRESS FACEDOWN` (µs, mg, mdps, mg; 0 or 1).
+    package func streamLine(_ s: Sample) -> String {
+        "s \(s.t) \(s.accel.x) \(s.accel.y) \(s.accel.z) \(s.gyro.x) \(s.gyro.y) \(s.gyro.z) \(gravity.x) \(gravity.y) \(gravity.z) \(shakeProgress) \(faceDown ? 1 : 0)"
+    }
+
+    /// Reads a stream line back; nil for anything else.
+    package static func parse(_ line: Substring) -> (Sample, LiveLevels)? {
+        let f = line.split(separator: " ")
+        guard f.count == 13, f[0] == "s", let t = Int64(f[1]) else { return nil }
+        var v: [Int32] = []
+        for x in f[2...12] {
+            guard let n = Int32(x) else { return nil }
+            v.append(n)
+        }
+        return (Sample(t: t, accel: Vec3(v[0], v[1], v[2]), gyro: Vec3(v[3], v[4], v[5])),
+                LiveLevels(gravity: Vec3(v[6], v[7], v[8]), shakeProgress: v[9], faceDown: v[10] != 0))
+    }
+}

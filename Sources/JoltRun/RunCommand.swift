@@ -1,0 +1,344 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltBuildInfo
+import JoltCore
+import JoltChips
+import JoltDrivers
+import JoltEngine
+import JoltJSON
+import JoltLinux
+import JoltActions
+import JoltBoard
+import JoltConfig
+import JoltControl
+import JoltSupport
+
+/// `jolt run`: open the board, configure the chip, stream samples through the detectors, run
+/// the alarm, fire the actions, answer the control socket — until the simulated motion ends,
+/// the time limit passes, or a signal. On the way out, whatever the reason, every output goes
+/// inactive and every line is released.
+///
+/// It puts the run together and takes it apart; the parts do the work and do not call back into
+/// it: `SamplingEngine` (the chip to samples, the only owner of the detectors), `RunLoop` (the
+/// wait over the wake-ups and the chip's polls), `RunSink` (samples to events and the alarm),
+/// `AlarmController` (the alarm, its state on disk), `EventRouter` (every event to where it
+/// goes), `RunRequests` (the control socket, MQTT, the key switch), `ActionWorker` (the outputs).
+package final class RunCommand {
+    package struct Options {
+        package var json: Bool?
+        /// Simulated boards: run as fast as possible on simulated time.
+        package var fast = false
+        /// Stop after this much stream time, µs.
+        package var limitMicros: Int64?
+        /// What a simulated board plays, for the command that opens it (`jolt run` itself runs
+        /// whatever board it is given): the motion looped forever, or a trace.
+        package var forever = false
+        package var trace: String?
+        /// Serve the control socket (off for in-process tests that do not need it).
+        package var control = true
+        /// When the chip counts as faulted, and how fast it is re-probed.
+        package var supervision = ChipSupervisor.Limits()
+        /// Where the alarm's state is kept (`--state-dir`); see `AlarmStore.directory`.
+        package var stateDirectory: String?
+
+        package init(json: Bool? = nil, fast: Bool = false, limitMicros: Int64? = nil) {
+            self.json = json
+            self.fast = fast
+            self.limitMicros = limitMicros
+        }
+    }
+
+    package var board: BoardProfile
+    /// The board file as last read, to say what a reload changed.
+    package var profileTree: JSON?
+    package let options: Options
+    package let out: TextOutput
+    /// The opened board: a real one, or (opened by whoever runs this) the simulated one.
+    package let hw: Board
+    package let clock: RunClock
+    /// Who watches the run from inside (`watch`, `record`, `soak`, tests): one interface.
+    package var watcher: RunWatcher?
+    /// The parts, once running.
+    package var signals: SignalChannel?
+    package var busLock: Int32?
+    package var engine: SamplingEngine?
+    package var worker: ActionWorker?
+    package var outputs: [String: OutputLine] = [:]
+    package var inputs: [String: InputLine] = [:]
+    package var control: ControlServer?
+    package var bridge: MQTTBridge?
+    package let notifier = Notifier()
+    /// The alarm's state on disk (`--state-dir`, the profile, the service's StateDirectory).
+    package let store: AlarmStore?
+    package var alarm: AlarmController?
+    package var router: EventRouter?
+    package var requests: RunRequests?
+    package let counters = RunCounters()
+    package var wallMicros: Int64 = 0
+
+    /// Figures for the daemon-cost benchmark and the exit log line.
+    package struct Stats {
+        package var samples = 0
+        package var events = 0
+        package var wakeups = 0
+        package var overflows = 0
+        /// Samples skipped after failed polls without a FIFO (reported as a gap in the summary).
+        package var skipped = 0
+        package var streamMicros: Int64 = 0
+        package var wallMicros: Int64 = 0
+        /// Monotonic time of the last alarm trigger, µs (for the latency to the buzzer).
+        package var triggeredAtWall: Int64?
+    }
+    package var stats: Stats {
+        Stats(samples: engine?.samples ?? 0, events: router?.count ?? 0, wakeups: counters.wakeups, overflows: engine?.overflows ?? 0,
+              skipped: engine?.skipped ?? 0, streamMicros: engine?.streamMicros ?? 0, wallMicros: wallMicros, triggeredAtWall: alarm?.triggeredAt)
+    }
+    /// The chip's health: retries, faults, re-probes. Kept across reloads.
+    package var supervisor: ChipSupervisor { engine?.supervisor ?? ChipSupervisor(periodMicros: hw.sensor.periodMicros, now: 0) }
+    /// Tampers seen while the alarm was already sounding, since it last triggered.
+    package var tamperRepeats: Int { alarm?.tamperRepeats ?? 0 }
+    /// Stream time of the next sample, µs: the clock commands are applied on.
+    package var streamNow: Int64 { engine?.streamNow ?? hw.origin }
+
+    /// A run of `board` on `hardware`, opened from it. `outputs`, when given, replace the board's
+    /// (tests observe simulated lines this way), and `store` the board's state folder (a test
+    /// gives a slow disk).
+    package init(board b: BoardProfile, hardware: Board, options: Options, out: TextOutput, outputs: [String: OutputLine] = [:], store given: AlarmStore? = nil) throws(JoltError) {
+        self.outputs = outputs
+        self.board = b
+        if b.hasFile, let bytes = try? readFile(b.file, what: "board profile", missingHint: "") {
+            profileTree = try? JSONParser.parse(bytes).value
+        }
+        self.options = options
+        self.out = out
+        hw = hardware
+        clock = try hardware.clock(fast: options.fast, board: b)
+        var s: AlarmStore?
+        if b.alarm != nil {
+            if let given {
+                s = given
+            } else if let dir = AlarmStore.directory(option: options.stateDirectory, board: b) {
+                s = try AlarmStore(directory: dir)
+            } else if !b.isSimulated {
+                Log.warning("the alarm's state is not kept across restarts: give --state-dir or alarm.state_dir")
+            }
+        }
+        store = s
+    }
+
+    /// Why the sampling loop returned.
+    package enum Outcome { case done, reload }
+
+    /// Runs until done; returns normally on a clean stop (end of motion, time limit, signal).
+    package func run() throws(JoltError) {
+        do {
+            signals = try SignalChannel([SIGINT, SIGTERM, SIGHUP])
+        } catch {
+            throw JoltError(.software, "cannot set up signal handling: \(error)")
+        }
+        ThisProcess.ignoreBrokenPipes()
+        try lockBus()
+        defer { shutdown() }
+        clock.interrupt = signals?.fd
+        let sensor = try startChip()
+        let engine = SamplingEngine(sensor: sensor, clock: clock, mount: board.mount, limits: options.supervision, drainMillis: board.fifoPollMillis, origin: hw.origin)
+        self.engine = engine
+        try openLines()
+        try openControl()
+        if let m = board.mqtt {
+            let b = try MQTTBridge(config: m, board: board, stateDirectory: store?.directory)
+            b.start(board: board, sensor: sensor.identity, alarm: board.alarm.map { Alarm(settings: $0.settings) })
+            bridge = b
+        }
+        assemble(sensor: sensor)
+        logStart(sensor, engine)
+        notifier.send("READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)")
+        let wallStart = Sys.monotonicMicros()
+        while true {
+            let settings = detectionSettings(sensor)
+            let loop = RunLoop(engine: engine, clock: clock, hw: hw, wakeups: wakeups(), alarm: alarm, watcher: watcher, control: control,
+                               limitMicros: options.limitMicros, counters: counters,
+                               sink: RunSink(router: router!, alarm: alarm, notifier: notifier, settings: settings, sensor: sensor,
+                                             maxBackoffMicros: options.supervision.maxBackoffMicros))
+            if try withDetectors(settings, loop) == .done { break }
+            reload()
+            engine.mount = board.mount
+        }
+        wallMicros = Sys.monotonicMicros() - wallStart
+        Log.info(summary)
+    }
+
+    /// Identifies, resets and configures the chip; says so when it is a compatible part.
+    package func startChip() throws(JoltError) -> ChipSensor {
+        var delay = ClockDelay(clock: clock)
+        let sensor = hw.sensor
+        do {
+            try sensor.start(delay: &delay)
+        } catch {
+            throw chipError(error, sensor)
+        }
+        if let part = sensor.compatiblePart {
+            Log.warning("the chip at 0x\(hex(sensor.address)) reads \(sensor.info.idRegisterName) 0x\(hex(sensor.idRead)), not 0x\(hex(sensor.info.id)): \(part); using it as an \(sensor.info.part)")
+        }
+        return sensor
+    }
+
+    /// The detection settings of the board, for the stream the chip really makes.
+    package func detectionSettings(_ sensor: ChipSensor) -> DetectionSettings {
+        var settings = board.detection
+        settings.rateMilliHz = sensor.rateMilliHz
+        settings.gyro = sensor.hasGyro
+        settings.rangeMilliG = sensor.rangeMilliG
+        return settings
+    }
+
+    /// The router, the alarm and the requests, wired to the outputs, the socket and MQTT.
+    package func assemble(sensor: ChipSensor) {
+        let clock = self.clock
+        let router = EventRouter(bindings: board.actions, worker: worker, control: control, bridge: bridge, watcher: watcher, now: { clock.now })
+        self.router = router
+        if let a = board.alarm {
+            let worker = self.worker, notifier = self.notifier, bridge = self.bridge
+            let effects = AlarmEffects(
+                sound: { worker?.submit(.alarm(sounding: $0)) },
+                announce: { router.emit($0) },
+                publish: { state, since, sinceWall in
+                    notifier.send("STATUS=alarm \(EventRecord.alarmName(state))")
+                    bridge?.alarm(state, since: since, sinceWall: sinceWall)
+                })
+            alarm = AlarmController(settings: a.settings, armedAtStart: a.armedAtStart, store: store, effects: effects)
+        }
+        // What status and stream report: read from the parts, never from here (a board without a
+        // file, the only one whose name a reload could not change, has no reload).
+        let engine = self.engine!, bus = hw.busName, boardName = board.file.isEmpty ? board.name : board.file, gyroRange = board.gyroRangeDps
+        let r = RunRequests(
+            alarm: alarm, worker: worker, outputs: Array(outputs.keys), alarmOutput: board.alarm?.output, bridge: bridge, control: control,
+            streamNow: { engine.streamNow },
+            status: {
+                [("version", .string(BuildInfo.description)), ("t", .decimal(EventRecord.seconds(engine.streamNow))), ("samples", .int(engine.samples)),
+                 ("events", .int(router.count)), ("sensor", engine.supervisor.phase == .running ? "ok" : "fault"), ("faults", .int(engine.supervisor.faults))]
+            },
+            streamHeader: {
+                ["ok": true, "stream": 1, "identity": .string(sensor.identity), "address": .int(sensor.address), "bus": .string(bus),
+                 "board": .string(boardName), "rate_mhz": .int(sensor.rateMilliHz), "range_mg": .int(sensor.rangeMilliG),
+                 "gyro_range_dps": .int(gyroRange), "has_gyro": .bool(sensor.hasGyro), "version": .string(BuildInfo.description)]
+            })
+        if let name = board.alarm?.keySwitch, let line = inputs[name] { r.keySwitch = (name, line) }
+        requests = r
+    }
+
+    /// What wakes the loop besides the chip, each with its handler: signals, the control socket,
+    /// MQTT commands, the store's saves; and what is done at every turn (the systemd watchdog,
+    /// the key switch).
+    package func wakeups() -> [Wakeup] {
+        let signals = self.signals!, requests = self.requests!, control = self.control, bridge = self.bridge, store = self.store, notifier = self.notifier
+        var w = [Wakeup(fds: { [signals.fd] }, handle: { ready, turn in
+            guard ready else { return }
+            var stop = false, reload = false
+            while let sig = signals.next() {
+                if sig == SIGINT || sig == SIGTERM { stop = true }
+                if sig == SIGHUP { reload = true }
+            }
+            if stop { Log.info("stopping on a signal") }
+            turn.outcome = stop ? .done : reload ? .reload : turn.outcome
+        })]
+        if let control {
+            w.append(Wakeup(fds: { control.pollFDs }, handle: { _, turn in control.service { line in requests.control(line, &turn) } }))
+        }
+        if let bridge { w.append(Wakeup(fds: { [bridge.commandFD] }, handle: { _, turn in requests.mqttCommands(&turn) })) }
+        w.append(Wakeup(fds: { store.map { [$0.written.fd] } ?? [] }, handle: { ready, turn in
+            if ready { store?.written.drain() }
+            requests.releaseSaved()
+            notifier.watchdog(now: Sys.monotonicMicros())
+            requests.readKeySwitch(&turn)
+        }))
+        return w
+    }
+
+    /// The start-up line, and the warning of a slow rate the chip cannot be read fast for.
+    package func logStart(_ sensor: ChipSensor, _ engine: SamplingEngine) {
+        let fifo = sensor.usesFIFO ? "FIFO drained every \(engine.intervalMicros / 1000) ms" : "read every sample"
+        let over = sensor.oversampling > 1 ? " (read at \(hz(sensor.chipRateMilliHz)) Hz, \(sensor.oversampling) readings a sample)" : ""
+        Log.info("jolt \(BuildInfo.description): \(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName): \(hz(sensor.rateMilliHz)) Hz\(over), ±\(sensor.rangeMilliG / 1000) g\(sensor.hasGyro ? ", ±\(board.gyroRangeDps) °/s" : ""), \(fifo)\(clock.virtual ? ", simulated time" : "")\(control.map { ", control socket \($0.path)" } ?? "")")
+        if board.oversampled && sensor.oversampling == 1 {
+            Log.warning("alarm: the \(sensor.chip.info.part) cannot be read at a multiple of \(hz(sensor.rateMilliHz)) Hz, so a slammed door can read as the kiosk being shoved and sound it (docs/detection.md): set rate_hz to 25 or to 50 or more")
+        }
+    }
+
+    /// One Jolt per bus: an exclusive lock on the bus's device node.
+    package func lockBus() throws(JoltError) {
+        guard !hw.isSimulated else { return }
+        do {
+            let fd = try Sys.open(hw.busName, O_RDONLY)
+            if try Sys.tryLock(fd) {
+                busLock = fd
+            } else {
+                Sys.close(fd)
+                throw JoltError(.tempFailure, "another jolt is already using \(hw.busName): stop it first (systemctl stop jolt) — two programs configuring one chip would fight over it")
+            }
+        } catch let e as JoltError {
+            throw e
+        } catch {
+            throw JoltError(.unavailable, "\(hw.busName): cannot lock: \(error)")
+        }
+    }
+
+    /// Requests the board's outputs and inputs and starts the action thread.
+    package func openLines() throws(JoltError) {
+        for o in board.outputs where outputs[o.name] == nil {
+            outputs[o.name] = try hw.output(o)
+        }
+        for i in board.inputs {
+            inputs[i.name] = try hw.input(i)
+        }
+        let printer = EventPrinter(out: out, json: options.json, flushEach: true)
+        let engine = ActionEngine(outputs: outputs, alarmOutput: board.alarm?.output, alarmPattern: board.alarm?.cadence ?? .cadence(on: 500, off: 500), printer: printer, boardName: board.name)
+        let w = try ActionWorker(engine: engine)
+        w.start()
+        worker = w
+    }
+
+    /// The control socket: always on a real board, so that jolt output, watch and record can
+    /// reach the process that holds the bus and the lines (where it cannot, the run goes on
+    /// without); on a simulated one when the board has an alarm or names a socket.
+    package func openControl() throws(JoltError) {
+        guard options.control else { return }
+        if board.alarm != nil || board.control.socket != nil {
+            control = try ControlServer(config: board.control)
+        } else if !board.isSimulated {
+            do { control = try ControlServer(config: board.control) } catch {
+                Log.warning("no control socket (jolt output, watch and record cannot attach): \(error.message)")
+            }
+        }
+    }
+
+    /// The fail-safe, on every way out: outputs inactive, lines released, the alarm's last state
+    /// on disk and what waited for it answered, the socket removed.
+    package func shutdown() {
+        notifier.send("STOPPING=1")
+        defer {
+            // After the outputs are safe: say offline, keep what is unsent in the outbox.
+            bridge?.stop()
+            bridge = nil
+        }
+        let hadWorker = worker != nil
+        worker?.stop()
+        worker = nil
+        if hadWorker && !outputs.isEmpty { Log.info("outputs inactive, lines released: \(outputs.keys.sorted().joined(separator: ", "))") }
+        for (_, i) in inputs { i.release() }
+        store?.stop()
+        requests?.releaseSaved()
+        control?.close()
+        control = nil
+        if let l = busLock { Sys.close(l) }
+        busLock = nil
+    }
+
+    package var summary: String {
+        let stats = self.stats
+        let secs = Double(max(stats.streamMicros, 1)) / 1e6
+        func rate(_ n: Int) -> String { String(Int((Double(n) / secs).rounded())) }
+        return "stopped: \(stats.samples) samples over \(EventRecord.seconds(stats.streamMicros / 1000 * 1000)) s, \(stats.events) events, \(hw.transactions) bus transactions (\(rate(hw.transactions))/s), \(stats.wakeups) wake-ups (\(rate(stats.wakeups))/s)\(stats.overflows > 0 ? ", \(stats.overflows) FIFO overflows" : "")\(supervisor.faults > 0 ? ", \(supervisor.faults) faults" : "")\(supervisor.transientErrors > 0 ? ", \(supervisor.transientErrors) bus errors retried" : "")\(stats.skipped > 0 ? ", \(stats.skipped) samples skipped" : "")"
+    }
+}

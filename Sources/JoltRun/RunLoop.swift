@@ -1,0 +1,215 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltChips
+import JoltCore
+import JoltEngine
+import JoltLinux
+import JoltActions
+import JoltBoard
+import JoltBuildInfo
+import JoltConfig
+import JoltControl
+import JoltDrivers
+import JoltJSON
+import JoltSupport
+
+/// Watches a run from inside: the one interface through which `watch`, `record` (both through
+/// `LiveFeed`), `soak` and the tests see what `jolt run` does.
+package protocol RunWatcher: AnyObject {
+    /// At each wake-up, with the run clock's time; true ends the run.
+    func woke(now: Int64) -> Bool
+    /// Each sample (board axes) with the detectors' state after it.
+    func sample(_ s: Sample, _ levels: LiveLevels)
+    /// Each event as it is emitted, with the run clock's time.
+    func event(_ r: EventRecord, now: Int64)
+}
+
+extension RunWatcher {
+    package func woke(now: Int64) -> Bool { false }
+    package func sample(_ s: Sample, _ levels: LiveLevels) {}
+    package func event(_ r: EventRecord, now: Int64) {}
+}
+
+/// One source of wake-ups besides the chip: the descriptors the loop polls for it, and what it
+/// does at each turn of the loop (`ready`: one of its descriptors woke the loop). A request may
+/// ask the detectors to change; a signal ends the run or reloads its profile.
+package struct Wakeup {
+    package let fds: () -> [Int32]
+    package let handle: (_ ready: Bool, _ turn: inout Turn) -> Void
+}
+
+/// What one turn of the loop gathers from its wake-ups.
+package struct Turn {
+    /// The detectors' orientation of the moment: what an arm command arms against.
+    package let gravity: Vec3
+    /// What the detectors must do, in the order asked; the engine applies it.
+    package var changes: [DetectorChange] = []
+    /// The run ends here, or reloads its profile.
+    package var outcome: RunCommand.Outcome?
+}
+
+/// `jolt run`'s loop for one detector set: wait for the chip's next poll or a wake-up, handle
+/// the wake-ups (each a descriptor and a handler), have the engine apply what they asked of the
+/// detectors, then let the engine poll the chip, its samples going to `RunSink`.
+package struct RunLoop: DetectorConsumer {
+    package let engine: SamplingEngine
+    package let clock: RunClock
+    package let hw: Board
+    package let wakeups: [Wakeup]
+    package let alarm: AlarmController?
+    package let watcher: RunWatcher?
+    package let control: ControlServer?
+    package let limitMicros: Int64?
+    package let counters: RunCounters
+    package var sink: RunSink
+
+    package func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) -> RunCommand.Outcome {
+        // The alarm at start (once): it may arm; fresh detectors (at start, after a reload) take
+        // the armed reference at their first sample.
+        if let c = alarm?.begin(at: engine.streamNow, gravity: d.gravity) { engine.apply(c, to: &d) }
+        var sink = self.sink
+        sink.rearm = alarm?.watching ?? false
+        // What the run did since the chip was configured, or since the last poll before a
+        // reload, was its own doing: no stall.
+        engine.resume(now: clock.now)
+        while true {
+            let ready = wait(until: engine.nextPoll)
+            var turn = Turn(gravity: d.gravity)
+            for (w, r) in zip(wakeups, ready) { w.handle(r, &turn) }
+            for c in turn.changes { engine.apply(c, to: &d) }
+            if let outcome = turn.outcome { return outcome }
+            let now = clock.now
+            if now < engine.nextPoll { continue }   // woken early by a request
+            counters.wakeups += 1
+            if watcher?.woke(now: now) == true { return .done }
+            if let end = hw.pollBlocked(at: now) {
+                engine.nextPoll = end   // the host cannot poll until then
+                continue
+            }
+            if engine.supervisor.phase != .running && dataEnded(now: now) { return .done }
+            guard case .polled(let frames) = engine.step(now: now, detectors: &d, sink: &sink) else { continue }
+            control?.flushStream()
+            if let limit = limitMicros, engine.streamMicros >= limit { return .done }
+            if hw.exhausted && (frames == 0 || !engine.sensor.usesFIFO) { return .done }
+        }
+    }
+
+    /// Waits until `deadline` (run clock) or a wake-up; which of the wake-ups' descriptors woke it.
+    package func wait(until deadline: Int64) -> [Bool] {
+        var fds: [pollfd] = []
+        var owner: [Int] = []
+        for (i, w) in wakeups.enumerated() {
+            for f in w.fds() {
+                fds.append(pollfd(fd: f, events: Int16(POLLIN), revents: 0))
+                owner.append(i)
+            }
+        }
+        if clock.virtual {
+            clock.advance(to: deadline)
+            _ = try? Sys.poll(&fds, timeoutMicros: 0)
+        } else {
+            var now = clock.now
+            while now < deadline {
+                _ = try? Sys.poll(&fds, timeoutMicros: deadline - now)
+                if fds.contains(where: { $0.revents != 0 }) { break }
+                now = clock.now
+            }
+        }
+        var ready = [Bool](repeating: false, count: wakeups.count)
+        for (k, f) in fds.enumerated() where f.revents != 0 { ready[owner[k]] = true }
+        return ready
+    }
+
+    /// While the chip is faulted: whether the run is over anyway (the motion ran out, or the
+    /// time limit passed counting the time without data).
+    package func dataEnded(now: Int64) -> Bool {
+        if hw.exhausted { return true }
+        guard let limit = limitMicros else { return false }
+        return engine.streamMicros + (now - engine.lastData) >= limit
+    }
+}
+
+/// The loop's counts, for the exit line and the benchmark.
+package final class RunCounters {
+    package var wakeups = 0
+}
+
+/// Where the engine's output goes in `jolt run`: samples to the watcher and the live stream;
+/// events to records (`EventRouter`) and to the alarm, whose answer (arm or disarm the tamper
+/// detector) goes back to the engine; faults and gaps to records, the log and systemd's status.
+package struct RunSink: EngineSink {
+    package let router: EventRouter
+    package let alarm: AlarmController?
+    package let notifier: Notifier
+    package let settings: DetectionSettings
+    /// What the chip is, for the messages of a gap: "MPU6050 (WHO_AM_I 0x68)", its address, its bus.
+    package let sensor: ChipSensor
+    /// How far apart re-probes get at most, µs (for the fault's log line).
+    package let maxBackoffMicros: Int64
+    /// Fresh detectors take the kept tamper reference at their first sample.
+    package var rearm = false
+    package var records: [EventRecord] = []
+
+    package init(router: EventRouter, alarm: AlarmController?, notifier: Notifier, settings: DetectionSettings, sensor: ChipSensor, maxBackoffMicros: Int64) {
+        self.router = router
+        self.alarm = alarm
+        self.notifier = notifier
+        self.settings = settings
+        self.sensor = sensor
+        self.maxBackoffMicros = maxBackoffMicros
+        records.reserveCapacity(8)
+    }
+
+    package mutating func fault(_ reason: String, at t: Int64) {
+        router.emit(EventRecord(t: t, kind: .fault, detail: reason))
+        Log.warning("fault: \(reason); re-probing, at most every \(maxBackoffMicros / 1_000_000) s, until the chip answers")
+        notifier.send("STATUS=fault: \(reason)")
+    }
+
+    package mutating func gap(_ g: Gap) {
+        let span = EventRecord.seconds(g.resume - g.start)
+        let what: String
+        switch g.cause {
+        case .recovered(let attempts):
+            what = "\(sensor.identity) at 0x\(hex(sensor.address)) answering again after \(attempts) re-probe\(attempts == 1 ? "" : "s")"
+        case .overflow, .stall:
+            let cause = g.cause == .overflow
+                ? "FIFO overflow: about \(g.lost) samples lost; the FIFO was reset"
+                : "no reading for \(span) s: the host did not poll in time (overloaded or suspended?)"
+            router.emit(EventRecord(t: g.start, kind: .fault, detail: cause))
+            Log.warning(cause)
+            what = g.cause == .overflow ? "FIFO running again" : "reading again"
+        }
+        router.emit(EventRecord(t: g.resume, kind: .recovered, detail: what, gapMicros: g.resume - g.start))
+        Log.info("recovered: \(what); \(span) s of data missing")
+        notifier.send("STATUS=watching \(sensor.identity) on \(sensor.busName)")
+    }
+
+    package mutating func sample<D: SampleDetector>(_ s: Sample, events e: Events, detectors d: borrowing D) -> DetectorChange? {
+        let watcher = router.watcher, control = router.control
+        if watcher != nil || control?.streaming == true {
+            let levels = LiveLevels(gravity: d.gravity, shakeProgress: d.shakeProgress, faceDown: d.isFaceDown)
+            watcher?.sample(s, levels)
+            if let c = control, c.streaming { c.stream(levels.streamLine(s)) }
+        }
+        guard let alarm else {
+            if !e.isEmpty { route(e, at: s.t, detectors: d) }
+            return nil
+        }
+        // The first sample of fresh detectors takes the armed reference; then the sample's events
+        // as records, then the alarm's step (which may arm or disarm the tamper detector anew).
+        let first: DetectorChange? = rearm ? alarm.rearm(gravity: d.gravity) : nil
+        rearm = false
+        let shown = alarm.shown(e)
+        if !shown.isEmpty { route(shown, at: s.t, detectors: d) }
+        return alarm.observe(e, at: s.t, gravity: d.gravity) ?? first
+    }
+
+    /// A sample's events as records, to the router.
+    package mutating func route<D: SampleDetector>(_ e: Events, at t: Int64, detectors d: borrowing D) {
+        records.removeAll(keepingCapacity: true)
+        EventBuilder.records(e, at: t, detectors: d, settings: settings, into: &records)
+        for rec in records { router.emit(rec) }
+    }
+}

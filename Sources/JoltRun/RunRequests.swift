@@ -1,0 +1,189 @@
+import JoltBuildInfo
+import JoltCore
+import JoltJSON
+import JoltLinux
+import JoltActions
+import JoltBoard
+import JoltChips
+import JoltConfig
+import JoltControl
+import JoltDrivers
+import JoltEngine
+import JoltSupport
+
+/// Requests from outside the chip, in one place that decides what each does: the control socket
+/// (its peers checked by `ControlServer`), MQTT commands (judged by `MQTTBridge.judge`:
+/// authentication, code, lockout) and the key switch. Handled on the sampling thread, where the
+/// alarm lives; what they ask of the detectors goes into the loop's `Turn`, for the engine.
+package final class RunRequests {
+    package let alarm: AlarmController?
+    package let worker: ActionWorker?
+    /// The board's output names, and the alarm's among them.
+    package let outputs: [String]
+    package var alarmOutput: String?
+    package let bridge: MQTTBridge?
+    package let control: ControlServer?
+    /// The stream time of the next sample: the clock commands are applied on.
+    package let streamNow: () -> Int64
+    /// The figures `status` adds to the alarm's: version, time, samples, events, the sensor.
+    package let status: () -> [(String, JSON)]
+    /// The header of the live stream (`stream`): the chip, the bus, the board.
+    package let streamHeader: () -> JSON
+    /// The key switch (an input named in the profile), and what it last read.
+    package var keySwitch: (name: String, line: InputLine)?
+    private var keySwitchLast: Bool?
+    /// MQTT acknowledgements waiting for the state they report to be on disk (`whenSaved`).
+    private var held: [(save: UInt64, send: () -> Void)] = []
+
+    package init(alarm: AlarmController?, worker: ActionWorker?, outputs: [String], alarmOutput: String?, bridge: MQTTBridge?, control: ControlServer?,
+         streamNow: @escaping () -> Int64, status: @escaping () -> [(String, JSON)], streamHeader: @escaping () -> JSON) {
+        self.alarm = alarm
+        self.worker = worker
+        self.outputs = outputs
+        self.alarmOutput = alarmOutput
+        self.bridge = bridge
+        self.control = control
+        self.streamNow = streamNow
+        self.status = status
+        self.streamHeader = streamHeader
+    }
+
+    /// An alarm command, its detector change into the turn.
+    package func command(_ cause: AlarmTransition.Cause, _ turn: inout Turn) {
+        if let c = alarm?.command(cause, at: streamNow(), gravity: turn.gravity) { turn.changes.append(c) }
+    }
+
+    // MARK: the control socket
+
+    /// The answer to a control request: one JSON object; an arm or a disarm once its state is on
+    /// disk.
+    package func control(_ line: String, _ turn: inout Turn) -> ControlAnswer {
+        switch line {
+        case "arm", "disarm":
+            guard alarm != nil else { return .now(ControlReply.refusal("this board has no alarm")) }
+            command(line == "arm" ? .armCommand : .disarmCommand, &turn)
+            Log.info("control: \(line)")
+            let reply = JSON.members([("ok", true)] + alarmFields).text
+            guard let s = alarm?.store, s.lastSave > s.savedThrough else { return .now(reply) }
+            return .whenSaved(reply, s.lastSave)
+        case "status":
+            return .now(JSON.members([("ok", true)] + alarmFields + status()).text)
+        case "stream":
+            return .now(streamHeader().text)
+        case _ where line.hasPrefix("output "):
+            return .now(manualOutput(line))
+        default:
+            return .now(ControlReply.refusal("unknown command '\(line.prefix(40))' (arm, disarm, status, output)"))
+        }
+    }
+
+    /// The alarm's part of a reply: whether there is one, its state and since when.
+    package var alarmFields: [(String, JSON)] { alarm?.replyFields ?? [("alarm", false)] }
+
+    /// `output NAME on|off|pulse MS|beep N` from `jolt output`: the pattern goes to the action
+    /// thread, which owns the lines.
+    package func manualOutput(_ line: String) -> String {
+        let words = line.split(separator: " ").map(String.init)
+        guard words.count >= 3, let request = OutputRequest(words: Array(words[2...])) else {
+            return ControlReply.refusal("usage: output NAME on|off|pulse MS|beep N")
+        }
+        let name = words[1]
+        if let why = manualOutput(name, request.pattern) { return ControlReply.refusal(why) }
+        Log.info("control: output \(name): \(request.pattern?.text ?? "off")")
+        let ok: JSON = ["ok": true, "output": .string(name), "pattern": .string(request.pattern?.text ?? "off")]
+        return ok.text
+    }
+
+    /// Sounds or silences output `name` by hand (jolt output, Home Assistant's siren and test
+    /// button); returns why not. The alarm's cadence wins on its line: a sounding alarm is
+    /// silenced by a disarm, never by turning its output off.
+    package func manualOutput(_ name: String, _ pattern: Pattern?) -> String? {
+        guard outputs.contains(name), let worker else {
+            return "no output named \"\(name)\" on this board (have: \(outputs.sorted().joined(separator: ", ")))"
+        }
+        if name == alarmOutput, alarm?.alarm.state == .triggered, pattern == nil {
+            return "the alarm is sounding on \(name): disarm it to silence it (jolt disarm)"
+        }
+        worker.submit(.manual(output: name, pattern))
+        return nil
+    }
+
+    // MARK: MQTT
+
+    /// Commands that came over MQTT: judged (authentication, code), applied like the control
+    /// socket's, answered on the result topic.
+    package func mqttCommands(_ turn: inout Turn) {
+        guard let b = bridge else { return }
+        for payload in b.takeCommands() {
+            let verdict = b.judge(payload)
+            let command = verdict.command
+            if let why = verdict.refusal {
+                if verdict.logged { Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)") }
+                if verdict.answered { b.answer(command, ok: false, error: why, state: alarm?.alarm.state) }
+                continue
+            }
+            if let why = carryOut(verdict, &turn) {
+                Log.warning("mqtt: refused '\(command)' on \(b.setTopic): \(why)")
+                b.answer(command, ok: false, error: why, state: alarm?.alarm.state)
+                continue
+            }
+            Log.info("mqtt: \(command)\(command == "siren" ? (verdict.sirenOn ? " on" : " off") : "")")
+            let state = alarm?.alarm.state
+            whenSaved { b.answer(command, ok: true, state: state) }
+        }
+    }
+
+    /// Carries out a remote command that was allowed: the alarm's through the alarm, the siren
+    /// and the test button through the buzzer's manual output (which never silences a sounding
+    /// alarm). Returns why not, when it cannot be done.
+    package func carryOut(_ v: CommandVerdict, _ turn: inout Turn) -> String? {
+        switch v.command {
+        case "arm", "disarm", "trigger":
+            command(v.command == "arm" ? .armCommand : v.command == "disarm" ? .disarmCommand : .panic, &turn)
+            return nil
+        default:
+            guard let name = bridge?.buzzer else { return "this board has no buzzer" }
+            let pattern: Pattern?
+            if v.command == "test_buzzer" {
+                pattern = .beeps(on: OutputRequest.beepMillis, off: OutputRequest.beepMillis, count: 1)
+            } else if v.sirenOn {
+                pattern = v.durationSeconds.map { .pulse(ms: Int32($0) * 1000) } ?? .steady
+            } else {
+                pattern = nil
+            }
+            return manualOutput(name, pattern)
+        }
+    }
+
+    // MARK: the disk
+
+    /// Runs `acknowledge` once the alarm's state as it is now is on disk (at once when nothing is
+    /// kept or nothing is pending): an arm or a disarm is acknowledged only when it would
+    /// survive a power cut.
+    package func whenSaved(_ acknowledge: @escaping () -> Void) {
+        guard let s = alarm?.store, s.lastSave > s.savedThrough else { return acknowledge() }
+        held.append((s.lastSave, acknowledge))
+    }
+
+    /// The acknowledgements held for saves the disk now holds, sent (the control socket's and
+    /// MQTT's).
+    package func releaseSaved() {
+        guard let s = alarm?.store, !held.isEmpty || control?.held.isEmpty == false else { return }
+        let through = s.savedThrough
+        control?.release(savedThrough: through)
+        let due = held.filter { $0.save <= through }
+        held.removeAll { $0.save <= through }
+        for h in due { h.send() }
+    }
+
+    // MARK: the key switch
+
+    /// A key switch arms when it turns active and disarms when it turns inactive.
+    package func readKeySwitch(_ turn: inout Turn) {
+        guard let (name, line) = keySwitch, alarm != nil, let v = try? line.get() else { return }
+        defer { keySwitchLast = v }
+        guard let last = keySwitchLast, last != v else { return }
+        Log.info("key switch \(name): \(v ? "on, arming" : "off, disarming")")
+        command(v ? .armCommand : .disarmCommand, &turn)
+    }
+}
