@@ -101,7 +101,9 @@ public struct ADXL345<Bus: I2CBus> {
     /// Drains the FIFO into `out`: FIFO_STATUS, then one 6-byte read per entry (the ADXL345 pops
     /// one entry per read of the data registers).
     public mutating func readFIFO(into out: inout [ChipSample]) throws(ChipError) -> FIFORead {
-        let entries = Int(try read(.fifoStatus) & 0x3F)
+        // ENTRIES counts up to 33 (the FIFO's 32 and the output registers); a 6-bit field read
+        // wrong could say 63: never more readings than the chip can hold.
+        let entries = min(Int(try read(.fifoStatus) & 0x3F), ADXL345Spec.fifoDepth + 1)
         for _ in 0..<entries { out.append(try readSample()) }
         return entries >= ADXL345Spec.fifoDepth ? .overflow(frames: entries) : .frames(entries)
     }
