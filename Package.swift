@@ -59,8 +59,11 @@ let package = Package(
         .target(name: "JoltTrace", dependencies: ["JoltCore"]),
         .target(name: "JoltDrivers"),
         .target(name: "JoltMotion", dependencies: ["JoltCore"]),
+        // The phone algorithms and the tamper baselines, kept to compare Jolt's detectors with:
+        // replay, plot, the evaluation and the benchmark use them; the service does not.
+        .target(name: "JoltBaselines", dependencies: ["JoltCore", "JoltEngine"]),
         .target(name: "JoltSim", dependencies: ["JoltCore", "JoltDrivers", "JoltMotion"]),
-        .target(name: "JoltCorpus", dependencies: ["JoltCore", "JoltTrace", "JoltMotion"]),
+        .target(name: "JoltCorpus", dependencies: ["JoltCore", "JoltBaselines", "JoltTrace", "JoltMotion"]),
         .target(name: "JoltChips", dependencies: ["JoltCore", "JoltDrivers"]),
         .target(name: "JoltJSON"),
         .target(name: "JoltEngine", dependencies: ["JoltCore", "JoltDrivers", "JoltChips"]),
@@ -90,7 +93,7 @@ let package = Package(
         .target(
             name: "JoltApp",
             dependencies: ["JoltSupport", "JoltConfig", "JoltActions", "JoltControl", "JoltBoard", "JoltRun", "JoltSimBoard",
-                           "JoltCore", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltJSON", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT", "JoltBuildInfo"],
+                           "JoltCore", "JoltBaselines", "JoltTrace", "JoltDrivers", "JoltChips", "JoltEngine", "JoltJSON", "JoltMotion", "JoltSim", "JoltLinux", "JoltCorpus", "JoltMQTT", "JoltBuildInfo"],
             swiftSettings: debugMocking
         ),
         .executableTarget(name: "jolt", dependencies: ["JoltApp"]),
@@ -103,12 +106,12 @@ let package = Package(
         .executableTarget(name: "fuzz-config", dependencies: ["JoltFuzz", "CFuzzer"]),
         .executableTarget(name: "fuzz-drivers", dependencies: ["JoltFuzz", "CFuzzer"]),
         .target(name: "CAllocCount"),
-        .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltMotion", "JoltCorpus", "JoltTrace", "JoltJSON", "CAllocCount"]),
+        .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltBaselines", "JoltMotion", "JoltCorpus", "JoltTrace", "JoltJSON", "CAllocCount"]),
         // Tests, one target per layer: the core's build against the core alone, the drivers'
         // against the drivers, the registry, the simulated chips and a mock bus, the engine's
         // against the engine; the end-to-end tests (JoltTests) drive the app and the binary.
         .target(name: "JoltTestSupport", dependencies: ["JoltCore"], path: "Tests/JoltTestSupport"),
-        .testTarget(name: "JoltCoreTests", dependencies: ["JoltCore", "JoltTrace", "JoltTestSupport"]),
+        .testTarget(name: "JoltCoreTests", dependencies: ["JoltCore", "JoltBaselines", "JoltTrace", "JoltTestSupport"]),
         .testTarget(name: "JoltDriverTests", dependencies: ["JoltDrivers", "JoltChips", "JoltSim", "JoltCore", "JoltMotion"]),
         .testTarget(name: "JoltEngineTests", dependencies: ["JoltEngine", "JoltChips", "JoltDrivers", "JoltSim", "JoltCore"]),
         .testTarget(

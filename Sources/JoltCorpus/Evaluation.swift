@@ -1,3 +1,4 @@
+import JoltBaselines
 import JoltCore
 
 /// An algorithm row of the evaluation table: a shake algorithm, a flip algorithm, or Jolt's

@@ -110,6 +110,7 @@ package final class RunCommand {
         if b.hasFile, let bytes = try? readFile(b.file, what: "board profile", missingHint: "") {
             profileTree = try? JSONParser.parse(bytes).value
         }
+        try Self.refuseComparisonAlgorithms(b.detection, file: b.file)
         self.options = options
         self.out = out
         hw = hardware
@@ -125,6 +126,15 @@ package final class RunCommand {
             }
         }
         store = s
+    }
+
+    /// The phone algorithms are kept to compare Jolt's detectors with (replay, plot, eval); a run,
+    /// and watch and record through it, uses Jolt's own, and says so rather than run them quietly.
+    package static func refuseComparisonAlgorithms(_ d: DetectionSettings, file: String) throws(JoltError) {
+        let named = [d.shakeAlgorithm == .jolt ? nil : "detection.shake.algorithm \"\(d.shakeAlgorithm.name)\"",
+                     d.flipAlgorithm == .jolt ? nil : "detection.flip.algorithm \"\(d.flipAlgorithm.name)\""].compactMap { $0 }
+        guard !named.isEmpty else { return }
+        throw JoltError(.config, "\(file.isEmpty ? "board" : file): \(named.joined(separator: " and ")) is kept to compare Jolt's detectors with (jolt replay, plot and eval run it); jolt run, watch and record use Jolt's own: leave the key out")
     }
 
     /// Why the sampling loop returned.
@@ -161,7 +171,8 @@ package final class RunCommand {
                                limitMicros: options.limitMicros, counters: counters,
                                sink: RunSink(router: router!, alarm: alarm, notifier: notifier, settings: settings, sensor: sensor,
                                              maxBackoffMicros: options.supervision.maxBackoffMicros))
-            if try withDetectors(settings, loop) == .done { break }
+            var detectors = DefaultDetectors(settings)
+            if try loop.run(&detectors) == .done { break }
             reload()
             engine.mount = board.mount
         }

@@ -49,10 +49,11 @@ package struct Turn {
     package var outcome: RunCommand.Outcome?
 }
 
-/// `jolt run`'s loop for one detector set: wait for the chip's next poll or a wake-up, handle
-/// the wake-ups (each a descriptor and a handler), have the engine apply what they asked of the
-/// detectors, then let the engine poll the chip, its samples going to `RunSink`.
-package struct RunLoop: DetectorConsumer {
+/// `jolt run`'s loop for one detector set, Jolt's (the service runs no other): wait for the chip's
+/// next poll or a wake-up, handle the wake-ups (each a descriptor and a handler), have the engine
+/// apply what they asked of the detectors, then let the engine poll the chip, its samples going
+/// to `RunSink`.
+package struct RunLoop {
     package let engine: SamplingEngine
     package let clock: RunClock
     package let hw: Board
@@ -64,7 +65,7 @@ package struct RunLoop: DetectorConsumer {
     package let counters: RunCounters
     package var sink: RunSink
 
-    package func consume<D: SampleDetector>(_ d: inout D) throws(JoltError) -> RunCommand.Outcome {
+    package func run(_ d: inout DefaultDetectors) throws(JoltError) -> RunCommand.Outcome {
         // The alarm at start (once): it may arm; fresh detectors (at start, after a reload) take
         // the armed reference at their first sample.
         if let c = alarm?.begin(at: engine.streamNow, gravity: d.gravity) { engine.apply(c, to: &d) }

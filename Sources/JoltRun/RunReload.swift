@@ -33,6 +33,10 @@ extension RunCommand {
         }
         // What cannot change under a running alarm: the whole reload is refused, nothing applied
         // in part.
+        do { try Self.refuseComparisonAlgorithms(new.detection, file: board.file) } catch {
+            Log.error("reload refused, keeping the running configuration: \(error.message)")
+            return
+        }
         let fixed = board.onlyRestartChanges(to: new)
         guard fixed.isEmpty else {
             Log.error("reload refused, keeping the running configuration: \(fixed.joined(separator: ", ")) changed in \(board.file), which only a restart applies (systemctl restart jolt)")

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CAllocCount
+import JoltBaselines
 import JoltCore
 import JoltJSON
 import JoltMotion

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltBaselines
 import JoltCore
 import JoltMotion
 import JoltTrace

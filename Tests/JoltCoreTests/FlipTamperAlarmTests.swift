@@ -1,3 +1,4 @@
+import JoltBaselines
 import JoltCore
 import JoltTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import JoltBaselines
 import JoltCore
 import JoltTestSupport
 import Testing

@@ -128,6 +128,17 @@ struct RunTests {
         for chip in ChipRegistry.names { #expect(boards.contains("pi-\(chip).json"), "boards/pi-\(chip).json") }
     }
 
+    @Test("the phone algorithms are for comparison: run refuses a profile that names one, replay runs it")
+    func comparisonAlgorithms() throws {
+        let board = tempFile(#"{"bus": "sim", "detection": {"shake": {"algorithm": "threshold"}}}"#, name: "threshold.json")
+        let run = joltBinary(["run", "--board", board, "--fast"])
+        #expect(run.code == 78 && run.error.contains("detection.shake.algorithm \"threshold\" is kept to compare Jolt's detectors with"), "\(run.error)")
+        let flip = joltBinary(["watch", "--board", tempFile(#"{"bus": "sim", "detection": {"flip": {"algorithm": "phone"}}}"#, name: "phone.json"), "--fast", "--seconds", "1"])
+        #expect(flip.code == 78 && flip.error.contains("detection.flip.algorithm \"phone\""), "\(flip.error)")
+        let replay = joltBinary(["replay", "--json", "--config", board, packageRoot + "/Tests/Corpus/test/shakes.csv"])
+        #expect(replay.code == 0 && replay.out.contains("\"phase\":\"began\",\"algorithm\":\"threshold\""), "\(replay.error)")
+    }
+
     static let badBoards: [(String, String, ExitCode)] = [
         ("{", ":1:2: not valid JSON", .config),
         ("[]", "the file: must be an object", .config),

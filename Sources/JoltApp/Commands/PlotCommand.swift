@@ -5,6 +5,7 @@ import JoltCore
 import JoltEngine
 import JoltTrace
 import JoltActions
+import JoltBaselines
 import JoltBoard
 import JoltBuildInfo
 import JoltChips
@@ -87,7 +88,7 @@ struct PlotCommand {
         settings.rateMilliHz = file.rateMilliHz
         settings.gyro = file.header.hasGyro
         settings.rangeMilliG = file.header.rangeMilliG ?? 0
-        var drawn = try withDetectors(settings, Pass(file: file, settings: settings, first: t0, last: last, count: count, arm: arm))
+        var drawn = try withAnyDetectors(settings, Pass(file: file, settings: settings, first: t0, last: last, count: count, arm: arm))
         drawn.hasGyro = file.header.hasGyro
         drawn.rateMilliHz = file.rateMilliHz
         let svg = render(drawn, settings: settings)

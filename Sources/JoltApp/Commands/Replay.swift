@@ -2,6 +2,7 @@ import JoltCore
 import JoltEngine
 import JoltTrace
 import JoltActions
+import JoltBaselines
 import JoltBoard
 import JoltBuildInfo
 import JoltChips
@@ -41,7 +42,7 @@ public struct ReplayCommand {
                 try dump(file, settings, out: out)
                 continue
             }
-            let stats = try withDetectors(settings, Stream(file: file, settings: settings, json: json, arm: arm, out: out))
+            let stats = try withAnyDetectors(settings, Stream(file: file, settings: settings, json: json, arm: arm, out: out))
             if !json {
                 out.write("\(path): \(stats.samples) samples, \(EventRecord.seconds((stats.span + 500) / 1000 * 1000)) s at \(TraceWriter.decimal(Int64(file.rateMilliHz), places: 3, trim: true)) Hz, \(stats.events) event\(stats.events == 1 ? "" : "s")\n")
             }

@@ -1,3 +1,5 @@
+import JoltCore
+
 // The shake algorithms phone apps use today, in the same fixed-point core as Jolt's own, so they
 // can be compared on the same data. Each fires through a 1 s refractory trigger, as the apps do.
 

@@ -1,3 +1,5 @@
+import JoltCore
+
 /// Two simple tamper rules, kept in the core to compare Jolt's tamper detector against (as the
 /// phone shake algorithms are kept for the shake).
 
