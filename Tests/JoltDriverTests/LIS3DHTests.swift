@@ -164,7 +164,7 @@ struct SimLIS3DHTests {
     func driverAgainstTwin() throws {
         let motion = (0..<200).map { Sample(t: Int64($0) * 10_000, accel: Vec3(Int32($0), -250, 1000)) }
         let (bus, chip) = attached(motion)
-        #expect(!chip.isMeasuring && chip.register(.control1) == 0x07)
+        #expect(!chip.isMeasuring && chip.register(.CTRL_REG1) == 0x07)
         var s = LIS3DHSensor(bus: bus, address: 0x18, settings: SensorSettings())
         var delay = SimDelay(clock: bus.clock)
         try s.start(delay: &delay)

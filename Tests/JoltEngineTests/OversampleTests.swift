@@ -75,8 +75,8 @@ struct OversampleTests {
     func mpu6050Registers() throws {
         let (e, _, bus) = try engine(chip: "mpu6050", rate: 25_000, fifo: true, motion: Self.ring)
         var b = bus
-        #expect(try b.readRegister(address: e.sensor.address, MPU6050Register.sampleRateDivider.rawValue) == 9)
-        #expect(try b.readRegister(address: e.sensor.address, MPU6050Register.config.rawValue) & 0x07 == MPU6050LowPass.hz21.rawValue)
+        #expect(try b.readRegister(address: e.sensor.address, MPU6050Register.SMPLRT_DIV.rawValue) == 9)
+        #expect(try b.readRegister(address: e.sensor.address, MPU6050Register.CONFIG.rawValue) & 0x07 == MPU6050LowPass.hz21.rawValue)
     }
 
     @Test("from 50 Hz up the chip runs at the asked rate, one reading a sample", arguments: [50_000, 100_000, 500_000] as [Int32])
@@ -84,7 +84,7 @@ struct OversampleTests {
         let (e, _, bus) = try engine(chip: "mpu6050", rate: rate, fifo: true, motion: Self.ring)
         #expect(e.sensor.oversampling == 1 && e.sensor.rateMilliHz == rate && e.sensor.chipRateMilliHz == rate)
         var b = bus
-        let lp = try b.readRegister(address: e.sensor.address, MPU6050Register.config.rawValue) & 0x07
+        let lp = try b.readRegister(address: e.sensor.address, MPU6050Register.CONFIG.rawValue) & 0x07
         #expect(lp == MPU6050LowPass.forRate(milliHz: rate).rawValue)
     }
 

@@ -26,20 +26,20 @@ public final class SimADXL345: SimulatedChip {
 
     public func powerOnReset(now: Int64) {
         for i in regs.indices { regs[i] = 0 }
-        regs[Int(ADXL345Register.deviceID.rawValue)] = ADXL345Spec.deviceID
-        regs[Int(ADXL345Register.bandwidthRate.rawValue)] = ADXL345Spec.powerOnBandwidthRate
+        regs[Int(ADXL345Register.DEVID.rawValue)] = ADXL345Spec.deviceID
+        regs[Int(ADXL345Register.BW_RATE.rawValue)] = ADXL345Spec.powerOnBandwidthRate
         fifo.removeAll()
         measuring = false
     }
 
     var periodMicros: Int64 {
-        let code = regs[Int(ADXL345Register.bandwidthRate.rawValue)] & 0x0F
+        let code = regs[Int(ADXL345Register.BW_RATE.rawValue)] & 0x0F
         // Rate = 3200 Hz / 2^(15 - code) (DS Table 7).
         let milliHz = Int64(3_200_000) >> Int64(15 - Int(code))
         return 1_000_000_000 / max(milliHz, 1)
     }
 
-    var mode: UInt8 { regs[Int(ADXL345Register.fifoControl.rawValue)] & 0xC0 }
+    var mode: UInt8 { regs[Int(ADXL345Register.FIFO_CTL.rawValue)] & 0xC0 }
 
     func advance(to now: Int64) {
         guard measuring else { return }
@@ -49,7 +49,7 @@ public final class SimADXL345: SimulatedChip {
 
     /// Puts a sample in the data registers (and the FIFO, when it is on).
     func latch(_ last: Sample) {
-        let format = regs[Int(ADXL345Register.dataFormat.rawValue)]
+        let format = regs[Int(ADXL345Register.DATA_FORMAT.rawValue)]
         let rangeG = Int64(2) << Int64(format & 3)
         let fullRes = format & ADXL345DataFormat.fullResolution.rawValue != 0
         // Full resolution keeps 3.9 mg/LSB; otherwise 10 bits span the range.
@@ -60,11 +60,11 @@ public final class SimADXL345: SimulatedChip {
             return Int16(max(-limit, min(limit - 1, x)))
         }
         latest = (c(last.accel.x), c(last.accel.y), c(last.accel.z))
-        regs[Int(ADXL345Register.interruptSource.rawValue)] |= ADXL345Interrupt.dataReady.rawValue
+        regs[Int(ADXL345Register.INT_SOURCE.rawValue)] |= ADXL345Interrupt.dataReady.rawValue
         if mode != ADXL345FIFOMode.bypass.rawValue {
             if fifo.count == ADXL345Spec.fifoDepth {
                 fifo.removeFirst()
-                regs[Int(ADXL345Register.interruptSource.rawValue)] |= ADXL345Interrupt.overrun.rawValue
+                regs[Int(ADXL345Register.INT_SOURCE.rawValue)] |= ADXL345Interrupt.overrun.rawValue
             }
             fifo.append(latest)
         }
@@ -83,14 +83,14 @@ public final class SimADXL345: SimulatedChip {
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
         guard Int(r) < regs.count else { return }
         switch ADXL345Register(rawValue: r) {
-        case .deviceID, .interruptSource, .fifoStatus, .dataX0:
+        case .DEVID, .INT_SOURCE, .FIFO_STATUS, .DATAX0:
             return
-        case .powerControl:
+        case .POWER_CTL:
             regs[Int(r)] = v
             let was = measuring
             measuring = v & ADXL345Power.measure.rawValue != 0
             if measuring && !was { tap.start(now: now, period: periodMicros) }
-        case .fifoControl:
+        case .FIFO_CTL:
             // Entering bypass mode clears the FIFO.
             if v & 0xC0 == ADXL345FIFOMode.bypass.rawValue { fifo.removeAll() }
             regs[Int(r)] = v
@@ -102,7 +102,7 @@ public final class SimADXL345: SimulatedChip {
 
     public func read(into buffer: UnsafeMutableRawBufferPointer, now: Int64) {
         advance(to: now)
-        if pointer == ADXL345Register.dataX0.rawValue {
+        if pointer == ADXL345Register.DATAX0.rawValue {
             // A read of the data registers pops the oldest FIFO entry (FIFO modes) or returns
             // the newest sample (bypass).
             let v = (mode != ADXL345FIFOMode.bypass.rawValue && !fifo.isEmpty) ? fifo.removeFirst() : latest
@@ -123,8 +123,8 @@ public final class SimADXL345: SimulatedChip {
     func load(_ r: UInt8) -> UInt8 {
         guard Int(r) < regs.count else { return 0 }
         switch ADXL345Register(rawValue: r) {
-        case .fifoStatus: return UInt8(fifo.count)
-        case .interruptSource:
+        case .FIFO_STATUS: return UInt8(fifo.count)
+        case .INT_SOURCE:
             let v = regs[Int(r)]
             regs[Int(r)] = v & ADXL345Interrupt.dataReady.rawValue
             return v

@@ -30,8 +30,8 @@ public final class SimLIS3DH: SimulatedChip {
 
     public func powerOnReset(now: Int64) {
         for i in regs.indices { regs[i] = 0 }
-        regs[Int(LIS3DHRegister.whoAmI.rawValue)] = LIS3DHSpec.whoAmI
-        regs[Int(LIS3DHRegister.control1.rawValue)] = LIS3DHSpec.powerOnControl1
+        regs[Int(LIS3DHRegister.WHO_AM_I.rawValue)] = LIS3DHSpec.whoAmI
+        regs[Int(LIS3DHRegister.CTRL_REG1.rawValue)] = LIS3DHSpec.powerOnControl1
         fifo.removeAll()
         overrun = false
         latest = (0, 0, 0)
@@ -41,12 +41,12 @@ public final class SimLIS3DH: SimulatedChip {
 
     /// The rate from CTRL_REG1's ODR, µs per sample; nil when powered down.
     var periodMicros: Int64? {
-        guard let rate = LIS3DHRate(rawValue: reg(.control1) & 0xF0) else { return nil }
+        guard let rate = LIS3DHRate(rawValue: reg(.CTRL_REG1) & 0xF0) else { return nil }
         return 1_000_000_000 / Int64(rate.milliHz)
     }
 
-    var fifoMode: UInt8 { reg(.fifoControl) & 0xC0 }
-    var fifoOn: Bool { reg(.control5) & LIS3DHControl5.fifoEnable.rawValue != 0 && fifoMode != LIS3DHFIFOMode.bypass.rawValue }
+    var fifoMode: UInt8 { reg(.FIFO_CTRL_REG) & 0xC0 }
+    var fifoOn: Bool { reg(.CTRL_REG5) & LIS3DHControl5.fifoEnable.rawValue != 0 && fifoMode != LIS3DHFIFOMode.bypass.rawValue }
 
     func advance(to now: Int64) {
         guard let p = periodMicros else { return }
@@ -55,8 +55,8 @@ public final class SimLIS3DH: SimulatedChip {
 
     /// Puts a sample in the data registers (and the FIFO, when it is on).
     func latch(_ last: Sample) {
-        let range = LIS3DHRange(rawValue: reg(.control4) & 0x30) ?? .g2
-        let highRes = reg(.control4) & LIS3DHControl4.highResolution.rawValue != 0
+        let range = LIS3DHRange(rawValue: reg(.CTRL_REG4) & 0x30) ?? .g2
+        let highRes = reg(.CTRL_REG4) & LIS3DHControl4.highResolution.rawValue != 0
         // 12 bits in high-resolution mode, 10 in normal mode (4× the mg per digit), left-justified.
         let perDigit = Int64(range.milliGPerDigit) * (highRes ? 1 : 4)
         let shift: Int64 = highRes ? 4 : 6
@@ -90,13 +90,13 @@ public final class SimLIS3DH: SimulatedChip {
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
         guard Int(r) < regs.count else { return }
         switch LIS3DHRegister(rawValue: r) {
-        case .whoAmI, .status, .fifoSource, .outXLow:
+        case .WHO_AM_I, .STATUS_REG, .FIFO_SRC_REG, .OUT_X_L:
             return
-        case .control1:
+        case .CTRL_REG1:
             let wasOn = periodMicros != nil
             regs[Int(r)] = v
             if !wasOn, let p = periodMicros { tap.start(now: now, period: p) }
-        case .control5:
+        case .CTRL_REG5:
             if v & LIS3DHControl5.boot.rawValue != 0 {
                 powerOnReset(now: now)
                 bootDoneAt = now + bootMicros
@@ -104,7 +104,7 @@ public final class SimLIS3DH: SimulatedChip {
                 return
             }
             regs[Int(r)] = v
-        case .fifoControl:
+        case .FIFO_CTRL_REG:
             // Bypass mode empties the FIFO.
             if v & 0xC0 == LIS3DHFIFOMode.bypass.rawValue {
                 fifo.removeAll()
@@ -145,9 +145,9 @@ public final class SimLIS3DH: SimulatedChip {
     func load(_ r: UInt8, now: Int64) -> UInt8 {
         guard Int(r) < regs.count else { return 0 }
         switch LIS3DHRegister(rawValue: r) {
-        case .control5:
+        case .CTRL_REG5:
             return regs[Int(r)] | (now < bootDoneAt ? LIS3DHControl5.boot.rawValue : 0)
-        case .fifoSource:
+        case .FIFO_SRC_REG:
             let level = UInt8(min(fifo.count, 31))
             return (overrun ? LIS3DHFIFOSource.overrun.rawValue : 0) | (fifo.isEmpty ? LIS3DHFIFOSource.empty.rawValue : 0) | level
         default:

@@ -36,8 +36,8 @@ public final class SimMPU6050: SimulatedChip {
 
     public func powerOnReset(now: Int64) {
         for i in regs.indices { regs[i] = 0 }
-        regs[Int(MPU6050Register.powerManagement1.rawValue)] = MPU6050Spec.powerOnPowerManagement1
-        regs[Int(MPU6050Register.whoAmI.rawValue)] = whoAmI
+        regs[Int(MPU6050Register.PWR_MGMT_1.rawValue)] = MPU6050Spec.powerOnPowerManagement1
+        regs[Int(MPU6050Register.WHO_AM_I.rawValue)] = whoAmI
         fifoHead = 0
         fifoCount = 0
         awake = false
@@ -45,9 +45,9 @@ public final class SimMPU6050: SimulatedChip {
 
     /// Sample period from SMPLRT_DIV and DLPF_CFG (8 kHz gyro rate when the filter is off).
     var periodMicros: Int64 {
-        let dlpf = regs[Int(MPU6050Register.config.rawValue)] & 0x07
+        let dlpf = regs[Int(MPU6050Register.CONFIG.rawValue)] & 0x07
         let base: Int64 = (dlpf == 0 || dlpf == 7) ? 125 : 1000
-        return base * (Int64(regs[Int(MPU6050Register.sampleRateDivider.rawValue)]) + 1)
+        return base * (Int64(regs[Int(MPU6050Register.SMPLRT_DIV.rawValue)]) + 1)
     }
 
     /// Produces every sample due by `now`.
@@ -59,8 +59,8 @@ public final class SimMPU6050: SimulatedChip {
 
     /// Puts a sample in the data registers (and the FIFO, when it is on).
     func latch(_ last: Sample) {
-        let accelCounts = MPU6050AccelRange(rawValue: (regs[Int(MPU6050Register.accelConfig.rawValue)] >> 3) & 3)!.countsPerG
-        let gyroTenths = MPU6050GyroRange(rawValue: (regs[Int(MPU6050Register.gyroConfig.rawValue)] >> 3) & 3)!.tenthCountsPerDPS
+        let accelCounts = MPU6050AccelRange(rawValue: (regs[Int(MPU6050Register.ACCEL_CONFIG.rawValue)] >> 3) & 3)!.countsPerG
+        let gyroTenths = MPU6050GyroRange(rawValue: (regs[Int(MPU6050Register.GYRO_CONFIG.rawValue)] >> 3) & 3)!.tenthCountsPerDPS
         func counts(_ v: Int32, _ num: Int64, _ den: Int64) -> (UInt8, UInt8) {
             let c = Int64(Convert.scale(v, num, den))
             let u = UInt16(bitPattern: Int16(clamping: c))
@@ -76,10 +76,10 @@ public final class SimMPU6050: SimulatedChip {
             let (h, l) = counts(v, gyroTenths, 10_000)
             data += [h, l]
         }
-        for (i, b) in data.enumerated() { regs[Int(MPU6050Register.accelXHigh.rawValue) + i] = b }
-        regs[Int(MPU6050Register.interruptStatus.rawValue)] |= MPU6050Interrupt.dataReady.rawValue
-        let user = MPU6050UserControl(rawValue: regs[Int(MPU6050Register.userControl.rawValue)])
-        let en = MPU6050FIFOEnable(rawValue: regs[Int(MPU6050Register.fifoEnable.rawValue)])
+        for (i, b) in data.enumerated() { regs[Int(MPU6050Register.ACCEL_XOUT_H.rawValue) + i] = b }
+        regs[Int(MPU6050Register.INT_STATUS.rawValue)] |= MPU6050Interrupt.dataReady.rawValue
+        let user = MPU6050UserControl(rawValue: regs[Int(MPU6050Register.USER_CTRL.rawValue)])
+        let en = MPU6050FIFOEnable(rawValue: regs[Int(MPU6050Register.FIFO_EN.rawValue)])
         guard user.contains(.fifoEnable) else { return }
         var frame: [UInt8] = []
         if en.contains(.accel) { frame += data[0..<6] }
@@ -97,7 +97,7 @@ public final class SimMPU6050: SimulatedChip {
             fifoHead = (fifoHead + 1) % cap
             fifoCount -= 1
             overflowedBytes += 1
-            regs[Int(MPU6050Register.interruptStatus.rawValue)] |= MPU6050Interrupt.fifoOverflow.rawValue
+            regs[Int(MPU6050Register.INT_STATUS.rawValue)] |= MPU6050Interrupt.fifoOverflow.rawValue
         }
         fifo[(fifoHead + fifoCount) % cap] = b
         fifoCount += 1
@@ -117,16 +117,16 @@ public final class SimMPU6050: SimulatedChip {
         pointer = first
         for b in bytes.dropFirst() {
             store(pointer, b, now: now)
-            if pointer != MPU6050Register.fifoData.rawValue { pointer &+= 1 }
+            if pointer != MPU6050Register.FIFO_R_W.rawValue { pointer &+= 1 }
         }
     }
 
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
         guard Int(r) < regs.count else { return }
         switch MPU6050Register(rawValue: r) {
-        case .whoAmI, .interruptStatus, .fifoCountHigh, .fifoCountLow:
+        case .WHO_AM_I, .INT_STATUS, .FIFO_COUNTH, .FIFO_COUNTL:
             return   // read-only
-        case .powerManagement1:
+        case .PWR_MGMT_1:
             if v & MPU6050Power.deviceReset.rawValue != 0 {
                 powerOnReset(now: now)
                 regs[Int(r)] = MPU6050Spec.powerOnPowerManagement1 | MPU6050Power.deviceReset.rawValue
@@ -137,13 +137,13 @@ public final class SimMPU6050: SimulatedChip {
             let wasAwake = awake
             awake = v & MPU6050Power.sleep.rawValue == 0
             if awake && !wasAwake { tap.start(now: now, period: periodMicros) }
-        case .userControl:
+        case .USER_CTRL:
             if v & MPU6050UserControl.fifoReset.rawValue != 0 {
                 fifoHead = 0
                 fifoCount = 0
             }
             regs[Int(r)] = v & ~MPU6050UserControl.fifoReset.rawValue   // FIFO_RESET clears itself
-        case .fifoData:
+        case .FIFO_R_W:
             push(v)
         default:
             regs[Int(r)] = v
@@ -153,21 +153,21 @@ public final class SimMPU6050: SimulatedChip {
     public func read(into buffer: UnsafeMutableRawBufferPointer, now: Int64) {
         advance(to: now)
         if resetDoneAt != 0 && now >= resetDoneAt {
-            regs[Int(MPU6050Register.powerManagement1.rawValue)] &= ~MPU6050Power.deviceReset.rawValue
+            regs[Int(MPU6050Register.PWR_MGMT_1.rawValue)] &= ~MPU6050Power.deviceReset.rawValue
             resetDoneAt = 0
         }
         for i in 0..<buffer.count {
             buffer[i] = load(pointer)
-            if pointer != MPU6050Register.fifoData.rawValue { pointer &+= 1 }
+            if pointer != MPU6050Register.FIFO_R_W.rawValue { pointer &+= 1 }
         }
     }
 
     func load(_ r: UInt8) -> UInt8 {
         switch MPU6050Register(rawValue: r) {
-        case .fifoData: return pop()
-        case .fifoCountHigh: return UInt8(fifoCount >> 8)
-        case .fifoCountLow: return UInt8(fifoCount & 0xFF)
-        case .interruptStatus:
+        case .FIFO_R_W: return pop()
+        case .FIFO_COUNTH: return UInt8(fifoCount >> 8)
+        case .FIFO_COUNTL: return UInt8(fifoCount & 0xFF)
+        case .INT_STATUS:
             let v = regs[Int(r)]
             regs[Int(r)] = 0   // cleared on read
             return v

@@ -38,7 +38,7 @@ public struct ADXL345<Bus: I2CBus> {
     /// Reads DEVID and checks it is an ADXL345.
     @discardableResult
     public mutating func identify() throws(ChipError) -> UInt8 {
-        let id = try read(.deviceID)
+        let id = try read(.DEVID)
         guard id == ADXL345Spec.deviceID else { throw .wrongID(found: id) }
         return id
     }
@@ -46,17 +46,17 @@ public struct ADXL345<Bus: I2CBus> {
     /// Applies `c`: standby, rate, full resolution and range, FIFO mode, then measure. Checks the
     /// registers read back what was written.
     public mutating func configure(_ c: Configuration) throws(ChipError) {
-        try write(.powerControl, 0)
-        try write(.bandwidthRate, c.rate.rawValue)
+        try write(.POWER_CTL, 0)
+        try write(.BW_RATE, c.rate.rawValue)
         let format = ADXL345DataFormat.fullResolution.rawValue | c.range.rawValue
-        try write(.dataFormat, format)
-        try write(.interruptEnable, 0)
+        try write(.DATA_FORMAT, format)
+        try write(.INT_ENABLE, 0)
         // Leaving bypass mode empties the FIFO; stream mode keeps the newest 32 samples.
-        try write(.fifoControl, ADXL345FIFOMode.bypass.rawValue)
+        try write(.FIFO_CTL, ADXL345FIFOMode.bypass.rawValue)
         let fifo = c.fifo ? ADXL345FIFOMode.stream.rawValue | 16 : ADXL345FIFOMode.bypass.rawValue
-        try write(.fifoControl, fifo)
-        try write(.powerControl, ADXL345Power.measure.rawValue)
-        for (r, w) in [(ADXL345Register.bandwidthRate, c.rate.rawValue), (.dataFormat, format), (.fifoControl, fifo), (.powerControl, ADXL345Power.measure.rawValue)] {
+        try write(.FIFO_CTL, fifo)
+        try write(.POWER_CTL, ADXL345Power.measure.rawValue)
+        for (r, w) in [(ADXL345Register.BW_RATE, c.rate.rawValue), (.DATA_FORMAT, format), (.FIFO_CTL, fifo), (.POWER_CTL, ADXL345Power.measure.rawValue)] {
             let got = try read(r)
             if got != w { throw .notApplied(register: r.rawValue, wrote: w, read: got) }
         }
@@ -82,9 +82,9 @@ public struct ADXL345<Bus: I2CBus> {
     public mutating func readSample() throws(ChipError) -> ChipSample {
         try withScratch16 { (p) throws(ChipError) in
             do throws(I2CError) {
-                try bus.readRegisters(address: address, ADXL345Register.dataX0.rawValue, into: p, count: 6)
+                try bus.readRegisters(address: address, ADXL345Register.DATAX0.rawValue, into: p, count: 6)
             } catch {
-                throw .bus(error, register: ADXL345Register.dataX0.rawValue)
+                throw .bus(error, register: ADXL345Register.DATAX0.rawValue)
             }
             return Self.decode(UnsafeBufferPointer(start: p, count: 6))
         }
@@ -103,11 +103,11 @@ public struct ADXL345<Bus: I2CBus> {
     public mutating func readFIFO(into out: inout [ChipSample]) throws(ChipError) -> FIFORead {
         // ENTRIES counts up to 33 (the FIFO's 32 and the output registers); a 6-bit field read
         // wrong could say 63: never more readings than the chip can hold.
-        let entries = min(Int(try read(.fifoStatus) & 0x3F), ADXL345Spec.fifoDepth + 1)
+        let entries = min(Int(try read(.FIFO_STATUS) & 0x3F), ADXL345Spec.fifoDepth + 1)
         for _ in 0..<entries { out.append(try readSample()) }
         return entries >= ADXL345Spec.fifoDepth ? .overflow(frames: entries) : .frames(entries)
     }
 
     /// Reads POWER_CTL: after a power cycle it reads 0x00 (standby, not measuring).
-    public mutating func powerControl() throws(ChipError) -> UInt8 { try read(.powerControl) }
+    public mutating func powerControl() throws(ChipError) -> UInt8 { try read(.POWER_CTL) }
 }

@@ -5,24 +5,24 @@
 /// ADXL345 registers (DS Table 19).
 public enum ADXL345Register: UInt8, Sendable {
     /// DEVID: fixed 0xE5 (DS "Register 0x00—DEVID").
-    case deviceID = 0x00
+    case DEVID = 0x00
     /// BW_RATE: LOW_POWER bit 4, Rate [3:0] (DS "Register 0x2C—BW_RATE", Table 7).
-    case bandwidthRate = 0x2C
+    case BW_RATE = 0x2C
     /// POWER_CTL: Measure bit 3 (0 = standby, the power-on state) (DS "Register 0x2D").
-    case powerControl = 0x2D
+    case POWER_CTL = 0x2D
     /// INT_ENABLE (DS "Register 0x2E").
-    case interruptEnable = 0x2E
+    case INT_ENABLE = 0x2E
     /// INT_SOURCE: DATA_READY bit 7, Watermark bit 1, Overrun bit 0 (DS "Register 0x30").
-    case interruptSource = 0x30
+    case INT_SOURCE = 0x30
     /// DATA_FORMAT: FULL_RES bit 3, Justify bit 2, Range [1:0] (DS "Register 0x31").
-    case dataFormat = 0x31
+    case DATA_FORMAT = 0x31
     /// DATAX0: first of 6 data bytes, x, y, z, each a little-endian int16 (DS "Register 0x32 to
     /// Register 0x37"); read all six in one transaction.
-    case dataX0 = 0x32
+    case DATAX0 = 0x32
     /// FIFO_CTL: FIFO_MODE [7:6], Trigger bit 5, Samples [4:0] (DS "Register 0x38", Table 22).
-    case fifoControl = 0x38
+    case FIFO_CTL = 0x38
     /// FIFO_STATUS: FIFO_TRIG bit 7, Entries [5:0] (DS "Register 0x39").
-    case fifoStatus = 0x39
+    case FIFO_STATUS = 0x39
 }
 
 /// ADXL345 constants.

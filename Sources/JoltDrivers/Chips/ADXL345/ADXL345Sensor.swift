@@ -7,8 +7,8 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
 
     public static var info: ChipInfo {
         ChipInfo(name: "adxl345", part: "ADXL345", addresses: [ADXL345Spec.addressLow, ADXL345Spec.addressHigh],
-                 addressPin: "ALT ADDRESS high makes it 0x1D", idRegister: ADXL345Register.deviceID.rawValue,
-                 idRegisterName: "DEVID", id: ADXL345Spec.deviceID,
+                 addressPin: "ALT ADDRESS high makes it 0x1D", idRegister: ADXL345Register.DEVID.rawValue,
+                 idRegisterName: ADXL345Register.DEVID.name, id: ADXL345Spec.deviceID,
                  accelRangesG: ADXL345Range.allCases.map(\.g), gyroRangesDps: [], rates: .list(ADXL345Rate.allCases.map(\.milliHz)),
                  fifoDepth: ADXL345Spec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion], selfTest: true)
     }
@@ -57,18 +57,12 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
 }
 
 extension ADXL345Register {
-    /// The datasheet name.
+    /// The datasheet name: the case's own.
     public var name: String {
-        switch self {
-        case .deviceID: return "DEVID"
-        case .bandwidthRate: return "BW_RATE"
-        case .powerControl: return "POWER_CTL"
-        case .interruptEnable: return "INT_ENABLE"
-        case .interruptSource: return "INT_SOURCE"
-        case .dataFormat: return "DATA_FORMAT"
-        case .dataX0: return "DATAX0"
-        case .fifoControl: return "FIFO_CTL"
-        case .fifoStatus: return "FIFO_STATUS"
-        }
+        #if hasFeature(Embedded)
+        return ""
+        #else
+        return String(describing: self)
+        #endif
     }
 }

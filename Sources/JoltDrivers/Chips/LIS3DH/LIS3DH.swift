@@ -38,7 +38,7 @@ public struct LIS3DH<Bus: I2CBus> {
     /// Reads WHO_AM_I and checks it is a LIS3DH.
     @discardableResult
     public mutating func identify() throws(ChipError) -> UInt8 {
-        let id = try read(.whoAmI)
+        let id = try read(.WHO_AM_I)
         guard id == LIS3DHSpec.whoAmI else { throw .wrongID(found: id) }
         return id
     }
@@ -46,10 +46,10 @@ public struct LIS3DH<Bus: I2CBus> {
     /// Reboots the memory content (CTRL_REG5 BOOT): every register back to its power-on value.
     /// Waits for the bit to clear itself, for up to a second.
     public mutating func reboot<D: Delay>(delay: inout D) throws(ChipError) {
-        try write(.control5, LIS3DHControl5.boot.rawValue)
+        try write(.CTRL_REG5, LIS3DHControl5.boot.rawValue)
         delay.delay(milliseconds: LIS3DHSpec.bootMillis)
-        try waitForClear(LIS3DHControl5.boot.rawValue, in: LIS3DHRegister.control5.rawValue, delay: &delay) { () throws(ChipError) in
-            try read(.control5)
+        try waitForClear(LIS3DHControl5.boot.rawValue, in: LIS3DHRegister.CTRL_REG5.rawValue, delay: &delay) { () throws(ChipError) in
+            try read(.CTRL_REG5)
         }
     }
 
@@ -62,13 +62,13 @@ public struct LIS3DH<Bus: I2CBus> {
         let control5 = c.fifo ? LIS3DHControl5.fifoEnable.rawValue : 0
         let fifo = c.fifo ? LIS3DHFIFOMode.stream.rawValue : LIS3DHFIFOMode.bypass.rawValue
         let control1 = c.rate.rawValue | axes
-        try write(.control1, axes)
-        try write(.control4, control4)
-        try write(.control5, control5)
-        try write(.fifoControl, LIS3DHFIFOMode.bypass.rawValue)
-        try write(.fifoControl, fifo)
-        try write(.control1, control1)
-        let expected: [(LIS3DHRegister, UInt8)] = [(.control1, control1), (.control4, control4), (.control5, control5), (.fifoControl, fifo)]
+        try write(.CTRL_REG1, axes)
+        try write(.CTRL_REG4, control4)
+        try write(.CTRL_REG5, control5)
+        try write(.FIFO_CTRL_REG, LIS3DHFIFOMode.bypass.rawValue)
+        try write(.FIFO_CTRL_REG, fifo)
+        try write(.CTRL_REG1, control1)
+        let expected: [(LIS3DHRegister, UInt8)] = [(.CTRL_REG1, control1), (.CTRL_REG4, control4), (.CTRL_REG5, control5), (.FIFO_CTRL_REG, fifo)]
         for (r, w) in expected {
             let got = try read(r)
             if got != w { throw .notApplied(register: r.rawValue, wrote: w, read: got) }
@@ -97,9 +97,9 @@ public struct LIS3DH<Bus: I2CBus> {
         let range = configuration.range
         return try withScratch16 { (p) throws(ChipError) in
             do throws(I2CError) {
-                try bus.readRegisters(address: address, LIS3DHRegister.outXLow.rawValue | LIS3DHSpec.autoIncrement, into: p, count: 6)
+                try bus.readRegisters(address: address, LIS3DHRegister.OUT_X_L.rawValue | LIS3DHSpec.autoIncrement, into: p, count: 6)
             } catch {
-                throw .bus(error, register: LIS3DHRegister.outXLow.rawValue)
+                throw .bus(error, register: LIS3DHRegister.OUT_X_L.rawValue)
             }
             return Self.decode(UnsafeBufferPointer(start: p, count: 6), range: range)
         }
@@ -117,7 +117,7 @@ public struct LIS3DH<Bus: I2CBus> {
     /// the bus allows (in FIFO mode the address rolls back from OUT_Z_H to OUT_X_L, AN3308 §3.2,
     /// so one long read returns level after level).
     public mutating func readFIFO(into out: inout [ChipSample], scratch: inout [UInt8]) throws(ChipError) -> FIFORead {
-        let src = LIS3DHFIFOSource(rawValue: try read(.fifoSource))
+        let src = LIS3DHFIFOSource(rawValue: try read(.FIFO_SRC_REG))
         let overrun = src.contains(.overrun)
         let levels = overrun ? LIS3DHSpec.fifoDepth : Int(src.rawValue & LIS3DHFIFOSource.levelMask)
         if levels == 0 { return .frames(0) }
@@ -130,11 +130,11 @@ public struct LIS3DH<Bus: I2CBus> {
             let base = done * size
             let r: Result<Void, I2CError> = scratch.withUnsafeMutableBufferPointer { b in
                 do throws(I2CError) {
-                    try bus.readRegisters(address: address, LIS3DHRegister.outXLow.rawValue | LIS3DHSpec.autoIncrement, into: b.baseAddress! + base, count: n * size)
+                    try bus.readRegisters(address: address, LIS3DHRegister.OUT_X_L.rawValue | LIS3DHSpec.autoIncrement, into: b.baseAddress! + base, count: n * size)
                     return .success(())
                 } catch { return .failure(error) }
             }
-            if case .failure(let e) = r { throw .bus(e, register: LIS3DHRegister.outXLow.rawValue) }
+            if case .failure(let e) = r { throw .bus(e, register: LIS3DHRegister.OUT_X_L.rawValue) }
             done += n
         }
         let range = configuration.range

@@ -7,26 +7,26 @@
 /// LIS3DH registers (DS Table 17).
 public enum LIS3DHRegister: UInt8, Sendable, CaseIterable {
     /// WHO_AM_I: fixed 0x33 (DS 8.6).
-    case whoAmI = 0x0F
+    case WHO_AM_I = 0x0F
     /// CTRL_REG1: ODR [7:4], LPen bit 3, Zen bit 2, Yen bit 1, Xen bit 0; power-on 0x07 (DS 8.8).
-    case control1 = 0x20
+    case CTRL_REG1 = 0x20
     /// CTRL_REG2: high-pass filter (DS 8.9).
-    case control2 = 0x21
+    case CTRL_REG2 = 0x21
     /// CTRL_REG3: interrupts on INT1 (DS 8.10).
-    case control3 = 0x22
+    case CTRL_REG3 = 0x22
     /// CTRL_REG4: BDU bit 7, BLE bit 6, FS [5:4], HR bit 3, ST [2:1], SIM bit 0 (DS 8.11).
-    case control4 = 0x23
+    case CTRL_REG4 = 0x23
     /// CTRL_REG5: BOOT bit 7, FIFO_EN bit 6, LIR_INT1 bit 3, D4D_INT1 bit 2 (DS 8.12).
-    case control5 = 0x24
+    case CTRL_REG5 = 0x24
     /// STATUS_REG: ZYXOR bit 7, ZYXDA bit 3 (DS 8.15).
-    case status = 0x27
+    case STATUS_REG = 0x27
     /// OUT_X_L: first of 6 data bytes, x, y, z, each a left-justified little-endian int16
     /// (DS 8.16-8.21). Read them in one transaction with the auto-increment bit set.
-    case outXLow = 0x28
+    case OUT_X_L = 0x28
     /// FIFO_CTRL_REG: FM [7:6], TR bit 5, FTH [4:0] (DS 8.22, Table 45).
-    case fifoControl = 0x2E
+    case FIFO_CTRL_REG = 0x2E
     /// FIFO_SRC_REG: WTM bit 7, OVRN_FIFO bit 6, EMPTY bit 5, FSS [4:0] unread levels (DS 8.23).
-    case fifoSource = 0x2F
+    case FIFO_SRC_REG = 0x2F
 }
 
 /// LIS3DH constants.
@@ -143,19 +143,12 @@ public enum LIS3DHRate: UInt8, CaseIterable, Sendable {
 }
 
 extension LIS3DHRegister {
-    /// The datasheet name.
+    /// The datasheet name: the case's own.
     public var name: String {
-        switch self {
-        case .whoAmI: return "WHO_AM_I"
-        case .control1: return "CTRL_REG1"
-        case .control2: return "CTRL_REG2"
-        case .control3: return "CTRL_REG3"
-        case .control4: return "CTRL_REG4"
-        case .control5: return "CTRL_REG5"
-        case .status: return "STATUS_REG"
-        case .outXLow: return "OUT_X_L"
-        case .fifoControl: return "FIFO_CTRL_REG"
-        case .fifoSource: return "FIFO_SRC_REG"
-        }
+        #if hasFeature(Embedded)
+        return ""
+        #else
+        return String(describing: self)
+        #endif
     }
 }

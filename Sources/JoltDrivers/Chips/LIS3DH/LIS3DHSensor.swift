@@ -8,8 +8,8 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
 
     public static var info: ChipInfo {
         ChipInfo(name: "lis3dh", part: "LIS3DH", addresses: [LIS3DHSpec.addressLow, LIS3DHSpec.addressHigh],
-                 addressPin: "SA0 high makes it 0x19", idRegister: LIS3DHRegister.whoAmI.rawValue,
-                 idRegisterName: "WHO_AM_I", id: LIS3DHSpec.whoAmI,
+                 addressPin: "SA0 high makes it 0x19", idRegister: LIS3DHRegister.WHO_AM_I.rawValue,
+                 idRegisterName: LIS3DHRegister.WHO_AM_I.name, id: LIS3DHSpec.whoAmI,
                  accelRangesG: LIS3DHRange.allCases.map(\.g), gyroRangesDps: [], rates: .list(LIS3DHRate.allCases.map(\.milliHz)),
                  fifoDepth: LIS3DHSpec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion], selfTest: true)
     }

@@ -72,7 +72,7 @@ public struct MPU6050<Bus: I2CBus> {
     /// Reads WHO_AM_I and checks it is an MPU6050 or a compatible part.
     @discardableResult
     public mutating func identify() throws(ChipError) -> UInt8 {
-        let id = try read(.whoAmI)
+        let id = try read(.WHO_AM_I)
         identity = id
         guard id == MPU6050Spec.whoAmI || MPU6050Spec.compatibleIDs.contains(where: { $0.id == id }) else {
             throw .wrongID(found: id)
@@ -83,11 +83,11 @@ public struct MPU6050<Bus: I2CBus> {
     /// Resets every register to its power-on value (DEVICE_RESET), waits for the reset to finish,
     /// and leaves the chip asleep, as after power-on.
     public mutating func reset<D: Delay>(delay: inout D) throws(ChipError) {
-        try write(.powerManagement1, MPU6050Power.deviceReset.rawValue)
+        try write(.PWR_MGMT_1, MPU6050Power.deviceReset.rawValue)
         delay.delay(milliseconds: MPU6050Spec.resetMillis)
         // DEVICE_RESET clears itself when the reset is done.
-        try waitForClear(MPU6050Power.deviceReset.rawValue, in: MPU6050Register.powerManagement1.rawValue, delay: &delay) { () throws(ChipError) in
-            try read(.powerManagement1)
+        try waitForClear(MPU6050Power.deviceReset.rawValue, in: MPU6050Register.PWR_MGMT_1.rawValue, delay: &delay) { () throws(ChipError) in
+            try read(.PWR_MGMT_1)
         }
     }
 
@@ -97,32 +97,32 @@ public struct MPU6050<Bus: I2CBus> {
         guard let div = Self.divider(forMilliHz: c.rateMilliHz) else { throw .unsupportedRate(milliHz: c.rateMilliHz) }
         let lp = c.lowPass ?? MPU6050LowPass.forRate(milliHz: Self.rate(divider: div))
         let power = MPU6050Power.clockPLLGyroX.rawValue
-        try write(.powerManagement1, power)
-        try write(.config, lp.rawValue)
-        try write(.sampleRateDivider, div)
-        try write(.gyroConfig, c.gyroRange.register)
-        try write(.accelConfig, c.accelRange.register)
-        try write(.fifoEnable, 0)
-        try write(.userControl, MPU6050UserControl.fifoReset.rawValue)
+        try write(.PWR_MGMT_1, power)
+        try write(.CONFIG, lp.rawValue)
+        try write(.SMPLRT_DIV, div)
+        try write(.GYRO_CONFIG, c.gyroRange.register)
+        try write(.ACCEL_CONFIG, c.accelRange.register)
+        try write(.FIFO_EN, 0)
+        try write(.USER_CTRL, MPU6050UserControl.fifoReset.rawValue)
         if c.fifo {
-            try write(.fifoEnable, ([.accel, .gyroX, .gyroY, .gyroZ] as MPU6050FIFOEnable).rawValue)
-            try write(.interruptEnable, MPU6050Interrupt.fifoOverflow.rawValue)
-            try write(.userControl, MPU6050UserControl.fifoEnable.rawValue)
+            try write(.FIFO_EN, ([.accel, .gyroX, .gyroY, .gyroZ] as MPU6050FIFOEnable).rawValue)
+            try write(.INT_ENABLE, MPU6050Interrupt.fifoOverflow.rawValue)
+            try write(.USER_CTRL, MPU6050UserControl.fifoEnable.rawValue)
         } else {
-            try write(.interruptEnable, 0)
+            try write(.INT_ENABLE, 0)
         }
         // Read back rate divider … ACCEL_CONFIG in one burst, and PWR_MGMT_1.
         let back = try withScratch16 { (p) throws(ChipError) in
-            try read(.sampleRateDivider, into: p, count: 4)
+            try read(.SMPLRT_DIV, into: p, count: 4)
             return (p[0], p[1], p[2], p[3])
         }
-        let expected = [(MPU6050Register.sampleRateDivider, div, back.0), (.config, lp.rawValue, back.1),
-                        (.gyroConfig, c.gyroRange.register, back.2), (.accelConfig, c.accelRange.register, back.3)]
-        for (r, w, got) in expected where w != got & (r == .config ? 0x3F : 0xFF) {
+        let expected = [(MPU6050Register.SMPLRT_DIV, div, back.0), (.CONFIG, lp.rawValue, back.1),
+                        (.GYRO_CONFIG, c.gyroRange.register, back.2), (.ACCEL_CONFIG, c.accelRange.register, back.3)]
+        for (r, w, got) in expected where w != got & (r == .CONFIG ? 0x3F : 0xFF) {
             throw .notApplied(register: r.rawValue, wrote: w, read: got)
         }
-        let p = try read(.powerManagement1)
-        guard p == power else { throw .notApplied(register: MPU6050Register.powerManagement1.rawValue, wrote: power, read: p) }
+        let p = try read(.PWR_MGMT_1)
+        guard p == power else { throw .notApplied(register: MPU6050Register.PWR_MGMT_1.rawValue, wrote: power, read: p) }
         configuration = c
     }
 
@@ -136,7 +136,7 @@ public struct MPU6050<Bus: I2CBus> {
     public mutating func readSample() throws(ChipError) -> ChipSample {
         let c = configuration
         return try withScratch16 { (p) throws(ChipError) in
-            try read(.accelXHigh, into: p, count: 14)
+            try read(.ACCEL_XOUT_H, into: p, count: 14)
             return Self.decodeBurst(UnsafeBufferPointer(start: p, count: 14), c)
         }
     }
@@ -168,7 +168,7 @@ public struct MPU6050<Bus: I2CBus> {
     /// The number of bytes waiting in the FIFO (FIFO_COUNTH/L, one transaction).
     public mutating func fifoCount() throws(ChipError) -> Int {
         try withScratch16 { (p) throws(ChipError) in
-            try read(.fifoCountHigh, into: p, count: 2)
+            try read(.FIFO_COUNTH, into: p, count: 2)
             return Int(p[0]) << 8 | Int(p[1])
         }
     }
@@ -211,11 +211,11 @@ public struct MPU6050<Bus: I2CBus> {
             let base = done * frame
             let r: Result<Void, I2CError> = scratch.withUnsafeMutableBufferPointer { b in
                 do throws(I2CError) {
-                    try bus.readRegisters(address: address, MPU6050Register.fifoData.rawValue, into: b.baseAddress! + base, count: n * frame)
+                    try bus.readRegisters(address: address, MPU6050Register.FIFO_R_W.rawValue, into: b.baseAddress! + base, count: n * frame)
                     return .success(())
                 } catch { return .failure(error) }
             }
-            if case .failure(let e) = r { throw .bus(e, register: MPU6050Register.fifoData.rawValue) }
+            if case .failure(let e) = r { throw .bus(e, register: MPU6050Register.FIFO_R_W.rawValue) }
             done += n
         }
         scratch.withUnsafeBufferPointer { b in
@@ -226,9 +226,9 @@ public struct MPU6050<Bus: I2CBus> {
 
     /// Empties the FIFO and keeps it running.
     public mutating func resetFIFO() throws(ChipError) {
-        try write(.userControl, (configuration.fifo ? MPU6050UserControl([.fifoEnable, .fifoReset]) : .fifoReset).rawValue)
+        try write(.USER_CTRL, (configuration.fifo ? MPU6050UserControl([.fifoEnable, .fifoReset]) : .fifoReset).rawValue)
     }
 
     /// Reads PWR_MGMT_1: after an unexpected reset it reads the power-on 0x40 (asleep).
-    public mutating func powerManagement() throws(ChipError) -> UInt8 { try read(.powerManagement1) }
+    public mutating func powerManagement() throws(ChipError) -> UInt8 { try read(.PWR_MGMT_1) }
 }

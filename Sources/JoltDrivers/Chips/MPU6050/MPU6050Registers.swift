@@ -5,44 +5,44 @@
 /// MPU6050 registers (RM §3, register map table).
 public enum MPU6050Register: UInt8, Sendable {
     /// Sample rate divider: rate = gyroscope output rate / (1 + SMPLRT_DIV) (RM §4.2).
-    case sampleRateDivider = 0x19
+    case SMPLRT_DIV = 0x19
     /// CONFIG: EXT_SYNC_SET [5:3], DLPF_CFG [2:0] (RM §4.3).
-    case config = 0x1A
+    case CONFIG = 0x1A
     /// GYRO_CONFIG: FS_SEL [4:3] (RM §4.4).
-    case gyroConfig = 0x1B
+    case GYRO_CONFIG = 0x1B
     /// ACCEL_CONFIG: AFS_SEL [4:3] (RM §4.5).
-    case accelConfig = 0x1C
+    case ACCEL_CONFIG = 0x1C
     /// FIFO_EN: which measurements go into the FIFO (RM §4.6).
-    case fifoEnable = 0x23
+    case FIFO_EN = 0x23
     /// INT_PIN_CFG (RM §4.15).
-    case interruptPinConfig = 0x37
+    case INT_PIN_CFG = 0x37
     /// INT_ENABLE: FIFO_OFLOW_EN bit 4, DATA_RDY_EN bit 0 (RM §4.16).
-    case interruptEnable = 0x38
+    case INT_ENABLE = 0x38
     /// INT_STATUS: FIFO_OFLOW_INT bit 4, DATA_RDY_INT bit 0; cleared on read (RM §4.17).
-    case interruptStatus = 0x3A
+    case INT_STATUS = 0x3A
     /// ACCEL_XOUT_H: first of 14 data bytes: accel x/y/z, temperature, gyro x/y/z, each a
     /// big-endian int16 (RM §4.17-4.19).
-    case accelXHigh = 0x3B
+    case ACCEL_XOUT_H = 0x3B
     /// TEMP_OUT_H (RM §4.18).
-    case temperatureHigh = 0x41
+    case TEMP_OUT_H = 0x41
     /// GYRO_XOUT_H (RM §4.19).
-    case gyroXHigh = 0x43
+    case GYRO_XOUT_H = 0x43
     /// SIGNAL_PATH_RESET (RM §4.26).
-    case signalPathReset = 0x68
+    case SIGNAL_PATH_RESET = 0x68
     /// USER_CTRL: FIFO_EN bit 6, FIFO_RESET bit 2 (RM §4.27).
-    case userControl = 0x6A
+    case USER_CTRL = 0x6A
     /// PWR_MGMT_1: DEVICE_RESET bit 7, SLEEP bit 6, CLKSEL [2:0]; power-on value 0x40 (RM §4.28).
-    case powerManagement1 = 0x6B
+    case PWR_MGMT_1 = 0x6B
     /// PWR_MGMT_2 (RM §4.29).
-    case powerManagement2 = 0x6C
+    case PWR_MGMT_2 = 0x6C
     /// FIFO_COUNTH: bytes in the FIFO, big-endian with FIFO_COUNTL (RM §4.30).
-    case fifoCountHigh = 0x72
+    case FIFO_COUNTH = 0x72
     /// FIFO_COUNTL (RM §4.30).
-    case fifoCountLow = 0x73
+    case FIFO_COUNTL = 0x73
     /// FIFO_R_W: reading it pops FIFO bytes; the address does not advance (RM §4.31).
-    case fifoData = 0x74
+    case FIFO_R_W = 0x74
     /// WHO_AM_I: bits [6:1] of the address, 0x68, whatever AD0 is (RM §4.32).
-    case whoAmI = 0x75
+    case WHO_AM_I = 0x75
 }
 
 /// MPU6050 constants.

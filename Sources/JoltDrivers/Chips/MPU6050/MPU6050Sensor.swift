@@ -7,8 +7,8 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
 
     public static var info: ChipInfo {
         ChipInfo(name: "mpu6050", part: "MPU6050", addresses: [MPU6050Spec.addressLow, MPU6050Spec.addressHigh],
-                 addressPin: "AD0 high makes it 0x69", idRegister: MPU6050Register.whoAmI.rawValue,
-                 idRegisterName: "WHO_AM_I", id: MPU6050Spec.whoAmI,
+                 addressPin: "AD0 high makes it 0x69", idRegister: MPU6050Register.WHO_AM_I.rawValue,
+                 idRegisterName: MPU6050Register.WHO_AM_I.name, id: MPU6050Spec.whoAmI,
                  accelRangesG: MPU6050AccelRange.allCases.map(\.g), gyroRangesDps: MPU6050GyroRange.allCases.map(\.dps),
                  rates: .divided(baseMilliHz: 1_000_000, maxDivider: 255), fifoDepth: MPU6050Spec.fifoSize / MPU6050Spec.fifoFrameSize,
                  interrupts: [.dataReady, .fifoOverflow, .motion], selfTest: true)
@@ -71,28 +71,12 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
 }
 
 extension MPU6050Register {
-    /// The datasheet name.
+    /// The datasheet name: the case's own.
     public var name: String {
-        switch self {
-        case .sampleRateDivider: return "SMPLRT_DIV"
-        case .config: return "CONFIG"
-        case .gyroConfig: return "GYRO_CONFIG"
-        case .accelConfig: return "ACCEL_CONFIG"
-        case .fifoEnable: return "FIFO_EN"
-        case .interruptPinConfig: return "INT_PIN_CFG"
-        case .interruptEnable: return "INT_ENABLE"
-        case .interruptStatus: return "INT_STATUS"
-        case .accelXHigh: return "ACCEL_XOUT_H"
-        case .temperatureHigh: return "TEMP_OUT_H"
-        case .gyroXHigh: return "GYRO_XOUT_H"
-        case .signalPathReset: return "SIGNAL_PATH_RESET"
-        case .userControl: return "USER_CTRL"
-        case .powerManagement1: return "PWR_MGMT_1"
-        case .powerManagement2: return "PWR_MGMT_2"
-        case .fifoCountHigh: return "FIFO_COUNTH"
-        case .fifoCountLow: return "FIFO_COUNTL"
-        case .fifoData: return "FIFO_R_W"
-        case .whoAmI: return "WHO_AM_I"
-        }
+        #if hasFeature(Embedded)
+        return ""
+        #else
+        return String(describing: self)
+        #endif
     }
 }
