@@ -53,17 +53,24 @@ public struct EventRecord: Equatable, Sendable {
         self.gapMicros = gapMicros
     }
 
-    /// The name an action binding uses: `shake.began`, `flip.face_down`, `tamper`,
-    /// `alarm.triggered`, `alarm.armed`, `alarm.arming`, `alarm.disarmed`, `fault`, `recovered`.
-    public var bindingName: String {
+    /// Its kind's declaration (`EventKinds`: names, bindings, retained state, entity) and its
+    /// variant there. The one place a record's kind meets its declaration.
+    public var declared: (kind: EventKind, variant: String?) {
         switch kind {
-        case .shake(let p): return "shake." + Self.phaseName(p)
-        case .flip(let s): return "flip." + Self.stateName(s)
-        case .tamper: return "tamper"
-        case .alarm(let tr): return "alarm." + Self.alarmName(tr.to)
-        case .fault: return "fault"
-        case .recovered: return "recovered"
+        case .shake(let p): return (EventKinds.shake, Self.phaseName(p))
+        case .flip(let s): return (EventKinds.flip, Self.stateName(s))
+        case .tamper: return (EventKinds.tamper, nil)
+        case .alarm(let tr): return (EventKinds.alarm, Self.alarmName(tr.to))
+        case .fault: return (EventKinds.fault, nil)
+        case .recovered: return (EventKinds.recovered, nil)
         }
+    }
+
+    /// The name an action binding uses: `shake.began`, `flip.face_down`, `tamper`,
+    /// `alarm.triggered`, `fault`, …
+    public var bindingName: String {
+        let (k, v) = declared
+        return v.map { k.name + "." + $0 } ?? k.name
     }
 
     /// Every binding this event answers to: its name, and `alarm.cleared` when the alarm stops
@@ -121,21 +128,10 @@ public struct EventRecord: Equatable, Sendable {
 
     /// The event as a JSON object (the `--json` schema: keys in this order, never renamed).
     public var jsonValue: JSON {
-        var f: [(String, JSON)] = [("t", .decimal(Self.seconds(t)))]
-        switch kind {
-        case .shake(let p):
-            f += [("event", "shake"), ("phase", .string(Self.phaseName(p)))]
-        case .flip(let s):
-            f += [("event", "flip"), ("state", .string(Self.stateName(s)))]
-        case .tamper:
-            f.append(("event", "tamper"))
-        case .alarm(let tr):
-            f += [("event", "alarm"), ("state", .string(Self.alarmName(tr.to))), ("from", .string(Self.alarmName(tr.from))), ("cause", .string(Self.causeName(tr.cause)))]
-        case .fault:
-            f.append(("event", "fault"))
-        case .recovered:
-            f.append(("event", "recovered"))
-        }
+        let (k, variant) = declared
+        var f: [(String, JSON)] = [("t", .decimal(Self.seconds(t))), ("event", .string(k.name))]
+        if let key = k.variantKey, let variant { f.append((key, .string(variant))) }
+        if case .alarm(let tr) = kind { f += [("from", .string(Self.alarmName(tr.from))), ("cause", .string(Self.causeName(tr.cause)))] }
         if let a = algorithm { f.append(("algorithm", .string(a))) }
         if let p = peakMilliG { f.append(("peak_g", .decimal(Self.g(p)))) }
         if let d = durationMicros { f.append(("duration_s", .decimal(TraceWriter.decimal((d + 500) / 1000, places: 3, trim: true)))) }
@@ -152,15 +148,9 @@ public struct EventRecord: Equatable, Sendable {
     public var human: String {
         var s = TraceWriter.decimal(t / 1000, places: 3, trim: false) + " s  "
         while s.count < 13 { s = " " + s }
-        switch kind {
-        case .shake(let p): s += "shake " + Self.phaseName(p)
-        case .flip(let st): s += st == .faceDown ? "flip: face down" : "flip: face up"
-        case .tamper: s += "tamper: moved from where it was armed"
-        case .alarm(let tr):
-            s += "alarm \(Self.alarmName(tr.to)) (was \(Self.alarmName(tr.from)), \(String(Self.causeName(tr.cause).map { $0 == "_" ? " " : $0 })))"
-        case .fault: s += "fault"
-        case .recovered: s += "recovered"
-        }
+        let (k, variant) = declared
+        s += k.says + (variant.map { " " + $0.replacingUnderscores } ?? "")
+        if case .alarm(let tr) = kind { s += " (was \(Self.alarmName(tr.from)), \(Self.causeName(tr.cause).replacingUnderscores))" }
         var extra: [String] = []
         if let p = peakMilliG { extra.append("peak \(Self.g(p)) g") }
         if let d = durationMicros { extra.append("lasted \(TraceWriter.decimal((d + 5000) / 10000, places: 2, trim: false)) s") }
@@ -169,4 +159,9 @@ public struct EventRecord: Equatable, Sendable {
         if let d = detail { s += ": " + d }
         return s
     }
+}
+
+extension String {
+    /// "face_down" → "face down".
+    var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
 }

@@ -19,11 +19,8 @@ public struct EventBinding: Equatable, Sendable {
     public var event: String
     public var actions: [Action]
 
-    /// Every event a profile can bind, as events name themselves (`EventRecord.bindingName`).
-    public static let names = [
-        "shake.began", "shake.ended", "shake.cancelled", "flip.face_down", "flip.face_up", "tamper",
-        "alarm.triggered", "alarm.cleared", "alarm.armed", "alarm.arming", "alarm.disarmed", "fault", "recovered",
-    ]
+    /// Every event a profile can bind, as events name themselves (`EventKinds`).
+    public static var names: [String] { EventKinds.bindingNames }
 }
 
 public struct LineSpec: Equatable, Sendable {

@@ -308,9 +308,9 @@ package enum ConfigDoc {
     /// Prose that goes with a section, before its table.
     package static let sectionNotes: [String: String] = [
         "actions": """
-            Events are `shake.began`, `shake.ended`, `shake.cancelled`, `flip.face_down`, `flip.face_up`,
-            `tamper`, `alarm.arming`, `alarm.armed`, `alarm.triggered`, `alarm.cleared`, `alarm.disarmed`,
-            `fault` (the chip stopped answering) and `recovered`. Each maps to a list of actions, each one of:
+            Events are \(EventKinds.bindingNames.map { "`\($0)`" }.joined(separator: ", ")) (`alarm.cleared`: the alarm stopped
+            sounding, disarmed or watching again after `max_sound_ms`; `fault`: the chip stopped answering). Each maps to a
+            list of actions, each one of:
 
             ```json
             {"stdout": true}

@@ -16,7 +16,7 @@ import JoltTrace
 extension MQTTBridge {
     /// Every entity Jolt may publish, as (component, object id).
     package static let allEntities: [(String, String)] = [
-        ("alarm_control_panel", "alarm"), ("sensor", "last_command"), ("event", "shake"), ("event", "flip"), ("event", "tamper"),
+        ("alarm_control_panel", "alarm"), ("sensor", "last_command")] + EventKinds.all.filter { $0.entity != nil }.map { ("event", $0.name) } + [
         ("siren", "buzzer"), ("button", "test_buzzer"), ("binary_sensor", "tamper"), ("binary_sensor", "problem"),
         ("binary_sensor", "shake"), ("binary_sensor", "face_down"), ("sensor", "last_event"),
     ]
@@ -53,9 +53,11 @@ extension MQTTBridge {
             // Home Assistant keeps no attribute called "state": the alarm's goes as alarm_state.
             ("json_attributes_template", "{{ {'command': value_json.command, 'ok': value_json.ok, 'error': value_json.error | default(none), 'alarm_state': value_json.state | default(none)} | tojson }}"),
         ])
-        add("event", "shake", "Shake", eventEntity("shake", field: "phase", types: ["began", "ended", "cancelled"]))
-        add("event", "flip", "Flip", eventEntity("flip", field: "state", types: ["face_down", "face_up"]))
-        if hasAlarm { add("event", "tamper", "Tamper", eventEntity("tamper", field: nil, types: ["tamper"])) }
+        // An event entity for each kind that declares one (EventKinds).
+        for k in EventKinds.all {
+            guard let e = k.entity, hasAlarm || !e.alarmOnly else { continue }
+            add("event", k.name, e.title, eventEntity(k.name, field: k.variantKey, types: k.eventTypes))
+        }
         if buzzer != nil {
             add("siren", "buzzer", "Buzzer", [
                 ("command_topic", .string(setTopic)),

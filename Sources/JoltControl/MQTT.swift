@@ -143,14 +143,13 @@ package final class MQTTBridge: @unchecked Sendable {
         link.publishEvent(topic: eventTopic) { seq in
             Array(r.jsonValue.adding("device", .string(device)).adding("seq", .int(seq)).text.utf8)
         }
-        switch r.kind {
-        case .shake(.began): link.setRetained(topic: shakeTopic, payload: "ON")
-        case .shake(.ended), .shake(.cancelled): link.setRetained(topic: shakeTopic, payload: "OFF")
-        case .flip(let s): link.setRetained(topic: faceDownTopic, payload: s == .faceDown ? "ON" : "OFF")
-        case .tamper: link.setRetained(topic: tamperTopic, payload: "ON")
-        case .fault: link.setRetained(topic: problemTopic, payload: "ON")
-        case .recovered: link.setRetained(topic: problemTopic, payload: "OFF")
-        default: break
+        // The retained state its kind declares (EventKinds): ON or OFF by its variant.
+        let (kind, variant) = r.declared
+        guard let retained = kind.retained else { return }
+        if retained.on.contains(variant) {
+            link.setRetained(topic: base + "/" + retained.topic, payload: "ON")
+        } else if retained.off.contains(variant) {
+            link.setRetained(topic: base + "/" + retained.topic, payload: "OFF")
         }
     }
 

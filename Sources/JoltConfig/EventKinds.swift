@@ -1,0 +1,69 @@
+import JoltCore
+
+/// One kind of event Jolt reports, declared once: what its JSON line says (`"event"`, and the key
+/// and names of its variants), the action bindings made from them (`actions.shake.began`), how a
+/// person reads it, what MQTT keeps retained for it, and its Home Assistant event entity. The
+/// event records (JoltActions), the configuration's bindings and docs/config.md (here), MQTT
+/// and Home Assistant discovery (JoltControl) all read it from `EventKinds.all`.
+public struct EventKind: Sendable {
+    /// The `"event"` value: "shake".
+    public let name: String
+    /// The JSON key of its variant ("phase", "state") and the variants, in order; none for a kind
+    /// without variants.
+    public let variantKey: String?
+    public let variants: [String]
+    /// Bindings besides `name.variant` ("alarm.cleared").
+    public let extraBindings: [String]
+    /// How a person reads it: the words before the variant ("shake", "flip:"), or the whole line
+    /// of a kind without variants.
+    public let says: String
+    /// MQTT: a retained topic (under the device's) and the variants that set it "ON" and "OFF"
+    /// (nil: the kind itself, for a kind without variants).
+    public let retained: (topic: String, on: [String?], off: [String?])?
+    /// Home Assistant: an event entity of this title (the variants its event types), and whether
+    /// only a board with an alarm has it.
+    public let entity: (title: String, alarmOnly: Bool)?
+
+    public init(_ name: String, variantKey: String? = nil, variants: [String] = [], extraBindings: [String] = [], says: String,
+                retained: (topic: String, on: [String?], off: [String?])? = nil, entity: (title: String, alarmOnly: Bool)? = nil) {
+        self.name = name
+        self.variantKey = variantKey
+        self.variants = variants
+        self.extraBindings = extraBindings
+        self.says = says
+        self.retained = retained
+        self.entity = entity
+    }
+
+    /// The action bindings it answers to: `shake.began`, …, or its name alone.
+    public var bindings: [String] { (variants.isEmpty ? [name] : variants.map { name + "." + $0 }) + extraBindings }
+
+    /// Its Home Assistant event types: the variants, or its name.
+    public var eventTypes: [String] { variants.isEmpty ? [name] : variants }
+}
+
+/// Every kind of event, in the order the docs list them.
+public enum EventKinds {
+    public static let shake = EventKind("shake", variantKey: "phase", variants: ["began", "ended", "cancelled"], says: "shake",
+                                        retained: ("shake", on: ["began"], off: ["ended", "cancelled"]), entity: ("Shake", false))
+    public static let flip = EventKind("flip", variantKey: "state", variants: ["face_down", "face_up"], says: "flip:",
+                                       retained: ("face_down", on: ["face_down"], off: ["face_up"]), entity: ("Flip", false))
+    public static let tamper = EventKind("tamper", says: "tamper: moved from where it was armed",
+                                         retained: ("tamper", on: [nil], off: []), entity: ("Tamper", true))
+    public static let alarm = EventKind("alarm", variantKey: "state", variants: ["triggered", "armed", "arming", "disarmed"],
+                                        extraBindings: ["cleared"].map { "alarm." + $0 }, says: "alarm")
+    public static let fault = EventKind("fault", says: "fault", retained: ("problem", on: [nil], off: []))
+    public static let recovered = EventKind("recovered", says: "recovered", retained: ("problem", on: [], off: [nil]))
+
+    public static let all = [shake, flip, tamper, alarm, fault, recovered]
+
+    /// Every binding a profile's `actions` may name.
+    public static var bindingNames: [String] { all.flatMap(\.bindings) }
+
+    /// The topics MQTT keeps retained for events, each once, in order.
+    public static var retainedTopics: [String] {
+        var seen: [String] = []
+        for k in all { if let t = k.retained?.topic, !seen.contains(t) { seen.append(t) } }
+        return seen
+    }
+}
