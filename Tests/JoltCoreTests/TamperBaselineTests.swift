@@ -147,7 +147,7 @@ struct MovementTests {
         #expect(rested <= 2.5, "at rest at \(rested) s")
     }
 
-    @Test("readings at the ends of Int32 never trap, at the slowest rate and the fastest: they are jolts, and hold it quiet")
+    @Test("readings at the ends of Int32 never trap, at the slowest rate and the fastest: jolts hold it quiet, and a step from a stuck reading is the push it is at 1 g")
     func extremes() {
         for period: Int64 in [80_000, 1_000] {
             var m = Movement(periodMicros: period, speedMMs: 20, holdMillis: 120)
@@ -158,13 +158,22 @@ struct MovementTests {
                 if m.update(Sample(t: Int64(i) * period, accel: Vec3(v, w, v))) { fired += 1 }
             }
             #expect(fired == 0, "jolts of thousands of g zero the velocity (period \(period) µs)")
-            // A reading stuck near the top of the range that then moves by 0.1 g: the turn across
-            // a "gravity" of two million g is worked out without overflow.
-            var stuck = Movement(periodMicros: period, speedMMs: 20, holdMillis: 120)
-            for i in 0..<64 {
-                let v = Int32.max - (i < 8 ? 0 : 100)
-                _ = stuck.update(Sample(t: Int64(i) * period, accel: Vec3(v, v, v)))
+            // A reading stuck near the top of the range that then steps by 0.1 g on each axis:
+            // the turn across a "gravity" of two million g is worked out without overflow, and
+            // the step is the same push it is at 1 g: seen as movement the same number of times.
+            let samples = Int(max(64, 600_000 / period))
+            func steps(from g: Int32) -> Int {
+                var m = Movement(periodMicros: period, speedMMs: 20, holdMillis: 120)
+                var moved = 0
+                for i in 0..<samples {
+                    let v = g - (i < 8 ? 0 : 100)
+                    if m.update(Sample(t: Int64(i) * period, accel: Vec3(v, v, v))) { moved += 1 }
+                }
+                return moved
             }
+            let atOneG = steps(from: 577), stuck = steps(from: .max)
+            #expect(atOneG > 0, "a 0.17 g push held for 0.6 s is movement (period \(period) µs)")
+            #expect(stuck == atOneG, "stuck at the top: \(stuck) firings, at 1 g: \(atOneG) (period \(period) µs)")
         }
     }
 }
