@@ -56,6 +56,15 @@ final class MockI2C: I2CBus {
     /// Checks that every expected transaction happened.
     func done(sourceLocation: SourceLocation = #_sourceLocation) {
         if !expected.isEmpty { Issue.record("transactions still expected: \(expected)", sourceLocation: sourceLocation) }
+        checked = true
+    }
+
+    private var checked = false
+
+    /// A mock handed to a driver and never looked at again is checked as it goes: whatever it
+    /// still expected is an issue at the line that made it.
+    deinit {
+        if !checked && !expected.isEmpty { Issue.record("transactions still expected when the bus was released: \(expected)", sourceLocation: location) }
     }
 }
 
