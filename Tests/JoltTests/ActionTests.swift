@@ -156,26 +156,60 @@ struct ActionTests {
         #expect(lines.contains("warning: command sleep took longer than its timeout: stopping it"))
         #expect(Date().timeIntervalSince(start) < 3)
         e.handle(.event(shake, [.command(argv: ["/nonexistent/program"], timeoutMillis: 100)]), now: 0)
-        #expect(log.all.contains { $0.contains("/nonexistent/program") && $0.contains("could not start") } || log.all.contains { $0.contains("exited with status 127") } || e.pollFDs.count == 1)
+        let missing = Date()
+        while e.pollFDs.count > 0 && Date().timeIntervalSince(missing) < 5 {
+            sleepFor(0.02)
+            e.tick(now: Int64(Date().timeIntervalSince(start) * 1e6))
+        }
+        #expect(log.all.contains { $0.contains("/nonexistent/program") && ($0.contains("could not start") || $0.contains("exited with status 127")) }, "\(log.all)")
         e.shutdown()
     }
 
-    @Test("the action thread: submit never waits, and stop runs the fail-safe")
+    @Test("the action thread: submit never waits for it (a full queue drops and counts), and stop runs the fail-safe")
     func worker() throws {
+        // Nothing consumes this worker's queue: every submit still returns, the one past the
+        // queue's size is dropped and counted, and no job ran.
+        let idle = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
+        let stalled = try ActionWorker(engine: ActionEngine(outputs: ["buzzer": idle], alarmOutput: "buzzer", alarmPattern: .steady, printer: nil, boardName: "t", log: LogCollector().logger))
+        for _ in 0...ActionWorker.maxQueue { stalled.submit(.alarm(sounding: true)) }
+        #expect(stalled.lock.with { (stalled.queue.count, stalled.dropped) } == (ActionWorker.maxQueue, 1))
+        #expect(idle.changes.isEmpty, "no job ran without the thread")
+
         let line = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
         let e = ActionEngine(outputs: ["buzzer": line], alarmOutput: "buzzer", alarmPattern: .cadence(on: 30, off: 30), printer: nil, boardName: "t", log: LogCollector().logger)
         let w = try ActionWorker(engine: e)
         w.start()
         let t0 = Sys.monotonicMicros()
         w.submit(.alarm(sounding: true))
-        #expect(Sys.monotonicMicros() - t0 < 5_000)
         sleepFor(0.2)
         w.stop()
         let h = line.changes
         #expect(h.count >= 5, "the cadence ran: \(h.count) changes")
-        #expect(h.first?.1 == true && (h.first!.0 - t0) < 10_000, "active within 10 ms of the request")
+        // A thread woken on a shared 2-core machine: the bound is loose; jolt-bench and the
+        // slow-disk test measure the latency itself.
+        #expect(h.first?.1 == true && (h.first!.0 - t0) < 100_000, "active within 100 ms of the request: \(h.first.map { $0.0 - t0 } ?? -1) µs")
         #expect(!line.isActive && line.isReleased, "inactive and released after stop")
     }
 }
 
 func sleepFor(_ s: Double) { usleep(UInt32(s * 1e6)) }
+
+extension String {
+    /// A fixture edited: every `old` replaced by `new`, and an issue recorded where `old` is not
+    /// there (a fixture whose spacing changed would otherwise be tested unedited).
+    func edited(_ old: String, _ new: String, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        if !contains(old) { Issue.record("the fixture has no \(old)", sourceLocation: sourceLocation) }
+        return replacingOccurrences(of: old, with: new)
+    }
+}
+
+/// Waits until `condition` holds, looking every 10 ms, for at most `seconds`: a test waits for
+/// what it needs to see, not for a time it guessed.
+func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > end { return false }
+        sleepFor(0.01)
+    }
+    return true
+}

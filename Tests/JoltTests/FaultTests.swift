@@ -146,7 +146,7 @@ struct FaultRunTests {
     func alarmThroughFault(tilt: Bool) throws {
         let sock = socketPath()
         let board = try kioskBoard(socket: sock, extra: #""sim": { "chip": "mpu6050", "motion": "rest", "faults": [{"kind": "unplug", "at_s": 5.5, "for_s": 4.5}] },"#)
-        let text = try String(contentsOfFile: board, encoding: .utf8).replacingOccurrences(of: #""sim": { "chip": "mpu6050", "motion": "lift", "at_end": "rest" },"#, with: "")
+        let text = try String(contentsOfFile: board, encoding: .utf8).edited(#""sim": { "chip": "mpu6050", "motion": "lift", "at_end": "rest" },"#, "")
         let path = tempFile(text, name: "kiosk-faults.json")
         let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
         let (cmd, lines) = try runFast(path, seconds: 20, trace: kioskTrace(tilt: tilt), outputs: ["buzzer": buzzer])
@@ -169,7 +169,7 @@ struct FaultRunTests {
     func buzzerThroughFault() throws {
         let sock = socketPath()
         let board = try kioskBoard(socket: sock, extra: #""sim": { "chip": "mpu6050", "motion": "lift", "at_end": "rest", "faults": [{"kind": "unplug", "at_s": 5, "for_s": 2}] },"#)
-        let text = try String(contentsOfFile: board, encoding: .utf8).replacingOccurrences(of: #""sim": { "chip": "mpu6050", "motion": "lift", "at_end": "rest" },"#, with: "")
+        let text = try String(contentsOfFile: board, encoding: .utf8).edited(#""sim": { "chip": "mpu6050", "motion": "lift", "at_end": "rest" },"#, "")
         let b = try BoardProfile.load(path: tempFile(text, name: "kiosk-faults.json"))
         let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
         var o = RunCommand.Options(json: true)
@@ -187,8 +187,10 @@ struct FaultRunTests {
         let edges = buzzer.changes.map { Double($0.0 - start) / 1e6 }
         let during = edges.filter { $0 > 5.1 && $0 < 7.0 }
         #expect(during.count >= 3, "buzzer edges during the fault: \(during)")
+        // Real time on a shared 2-core machine: ±150 ms around the cadence; a buzzer stalled by
+        // the fault would miss it by the fault's 2 s.
         for (a, b) in zip(edges, edges.dropFirst()).dropLast() {
-            #expect(Swift.abs(b - a - 0.5) < 0.08, "an edge \(b - a) s after the last")
+            #expect(Swift.abs(b - a - 0.5) < 0.15, "an edge \(b - a) s after the last")
         }
         #expect(buzzer.isReleased && !buzzer.isActive)
     }

@@ -13,6 +13,19 @@ import Testing
 
 /// Runs the built `jolt` binary with `args` in `directory` and an environment of its own (none
 /// of the test runner's JOLT_ variables), and returns its exit status, stdout and stderr.
+/// The alarm's state as a running jolt's control socket reports it (its JSON reply's "state"),
+/// nil when none answers: what a test looks at, rather than `jolt status`'s words.
+func alarmState(_ sock: String) -> String? {
+    guard let reply = try? ControlClient.request("status", socket: sock),
+          let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any] else { return nil }
+    return object["state"] as? String
+}
+
+/// Waits up to `seconds` for the alarm of the jolt at `sock` to be in `state`.
+func waitForAlarm(_ sock: String, _ state: String, seconds: Double = 15) -> Bool {
+    eventually(seconds: seconds) { alarmState(sock) == state }
+}
+
 func joltBinary(_ args: [String], directory: String = "/", environment: [String: String] = [:], stdin: String? = nil) -> (code: Int32, out: String, error: String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
@@ -231,8 +244,8 @@ struct AttachTests {
     /// A kiosk board with its own socket that lies still (nothing triggers it on its own).
     func restingKiosk(_ sock: String, armed: Bool = false) throws -> String {
         var text = try String(contentsOfFile: try kioskBoard(socket: sock), encoding: .utf8)
-        text = text.replacingOccurrences(of: "\"motion\": \"lift\"", with: "\"motion\": \"rest\"")
-        if !armed { text = text.replacingOccurrences(of: "\"armed_at_start\": true", with: "\"armed_at_start\": false") }
+        text = text.edited("\"motion\": \"lift\"", "\"motion\": \"rest\"")
+        if !armed { text = text.edited("\"armed_at_start\": true", "\"armed_at_start\": false") }
         return tempFile(text, name: "resting-kiosk.json")
     }
 
@@ -277,13 +290,7 @@ struct AttachTests {
         let board = try kioskBoard(socket: sock)   // lifted 12 s in; --fast gets there at once
         let run = try BackgroundJolt(["run", "--board", board, "--fast", "--forever"])
         defer { _ = run.stop() }
-        var triggered = false
-        let end = Date().addingTimeInterval(15)
-        while Date() < end && !triggered {
-            triggered = joltBinary(["status", "--socket", sock]).out.contains("alarm triggered")
-            usleep(50_000)
-        }
-        #expect(triggered, "\(run.stderr)")
+        #expect(waitForAlarm(sock, "triggered"), "\(run.stderr)")
         let off = joltBinary(["output", "buzzer", "--off", "--board", board])
         #expect(off.code == 1 && off.error.contains("disarm"), "\(off)")
         #expect(joltBinary(["disarm", "--socket", sock]).code == 0)

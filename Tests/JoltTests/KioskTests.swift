@@ -73,7 +73,7 @@ struct KioskTests {
         let text = try String(contentsOfFile: try kioskBoard(socket: socketPath()), encoding: .utf8)
         let at100 = joltBinary(["run", "--board", tempFile(text, name: "kiosk.json"), "--fast", "--seconds", "1"])
         #expect(at100.code == 0 && !at100.error.contains("readings a sample") && !at100.error.contains("slammed door"), "\(at100.error)")
-        let slow = text.replacingOccurrences(of: "\"rate_hz\": 100", with: "\"rate_hz\": 25")
+        let slow = text.edited("\"rate_hz\": 100", "\"rate_hz\": 25")
         let at25 = joltBinary(["run", "--board", tempFile(slow, name: "kiosk.json"), "--fast", "--seconds", "1"])
         #expect(at25.code == 0 && at25.error.contains(": 25 Hz (read at 100 Hz, 4 readings a sample)"), "\(at25.error)")
         #expect(!at25.error.contains("slammed door"), "\(at25.error)")
@@ -84,7 +84,7 @@ struct KioskTests {
         let noAlarm = joltBinary(["run", "--board", tempFile(gestures, name: "kiosk.json"), "--fast", "--seconds", "1"])
         #expect(noAlarm.code == 0 && noAlarm.error.contains(": 25 Hz, ") && !noAlarm.error.contains("readings a sample"), "\(noAlarm.error)")
         // 40 Hz: the MPU6050 makes 1000/(1+n) Hz, and neither 160 nor 80 Hz is one of them.
-        let odd = text.replacingOccurrences(of: "\"rate_hz\": 100", with: "\"rate_hz\": 40")
+        let odd = text.edited("\"rate_hz\": 100", "\"rate_hz\": 40")
         let at40 = joltBinary(["run", "--board", tempFile(odd, name: "kiosk.json"), "--fast", "--seconds", "1"])
         #expect(at40.code == 0 && at40.error.contains("alarm: the MPU6050 cannot be read at a multiple of 40 Hz, so a slammed door"), "\(at40.error)")
     }

@@ -58,7 +58,7 @@ struct RunTests {
         #expect(try events(stripped) == ["shake.began", "shake.ended", "flip.face_down", "flip.face_up"])
         let run = jolt(["run", "--board", packageRoot + "/boards/sim.json", "--trace", trace, "--fast", "--json", "--quiet"])
         #expect(run.out == stripped)
-        let board = tempFile(String(decoding: try Data(contentsOf: URL(fileURLWithPath: packageRoot + "/boards/sim.json")), as: UTF8.self).replacingOccurrences(of: "\"fifo\": true", with: "\"fifo\": false"), name: "nofifo.json")
+        let board = tempFile(String(decoding: try Data(contentsOf: URL(fileURLWithPath: packageRoot + "/boards/sim.json")), as: UTF8.self).edited("\"fifo\": true", "\"fifo\": false"), name: "nofifo.json")
         let nofifo = jolt(["run", "--board", board, "--trace", trace, "--fast", "--json", "--quiet"])
         #expect(nofifo.out == stripped, "\(nofifo.error)")
     }
@@ -81,8 +81,8 @@ struct RunTests {
 
     @Test("an ADXL345 simulated board detects the demo from the accelerometer alone")
     func adxl() throws {
-        let text = BoardProfile.builtInSimText.replacingOccurrences(of: "\"chip\": \"mpu6050\"", with: "\"chip\": \"adxl345\"")
-            .replacingOccurrences(of: "\"address\": \"0x68\"", with: "\"address\": \"0x53\"")
+        let text = BoardProfile.builtInSimText.edited("\"chip\": \"mpu6050\"", "\"chip\": \"adxl345\"")
+            .edited("\"address\": \"0x68\"", "\"address\": \"0x53\"")
         let board = tempFile(text, name: "adxl.json")
         let r = jolt(["run", "--board", board, "--fast", "--json", "--quiet"])
         #expect(r.code == .ok, "\(r.error)")

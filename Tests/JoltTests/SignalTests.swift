@@ -104,9 +104,10 @@ struct SignalTests {
         #expect(sounding || trial.seed % 2 == 1, "even trials signal while the alarm sounds")
         if sounding {
             let off = try #require(lines.last { $0.1.contains("line buzzer") && $0.1.hasSuffix("inactive") })
-            // Seen through a pipe by a test on a shared machine: the bound is loose; jolt-bench
-            // measures the latency itself.
-            #expect(off.0.timeIntervalSince(sent) < 1.0, "inactive \(off.0.timeIntervalSince(sent)) s after the signal")
+            // Seen through a pipe by a test on a shared 2-core machine: the bound is a third of
+            // the service's stop timeout (TimeoutStopSec=15), not the latency, which jolt-bench
+            // measures (milliseconds).
+            #expect(off.0.timeIntervalSince(sent) < 5.0, "inactive \(off.0.timeIntervalSince(sent)) s after the signal")
         }
         #expect(released.0.timeIntervalSince(sent) < 2.0)
         #expect(!FileManager.default.fileExists(atPath: sock), "the control socket is removed")

@@ -124,8 +124,7 @@ struct SlowDiskTests {
         let start = Date()
         while firstTriggered == nil && Date().timeIntervalSince(start) < 15 {
             usleep(30_000)
-            let r = joltBinary(["status", "--socket", sock])
-            if r.out.contains("alarm triggered") {
+            if alarmState(sock) == "triggered" {
                 firstTriggered = (try? String(contentsOfFile: dir + "/alarm.json", encoding: .utf8)) ?? "(none)"
             }
         }

@@ -110,7 +110,7 @@ struct TraceTests {
     func deepRows() {
         var rows = "# rate_hz: 100\nt,ax,ay,az\n"
         for i in 0..<30_000 { rows += "\(Double(i) / 100),0.001,0.002,\(i % 2 == 0 ? "1.000" : "0.998")\n" }
-        let bad = tempFile(rows.replacingOccurrences(of: "\n250.0,", with: "\n250.0,x"))
+        let bad = tempFile(rows.edited("\n250.0,", "\n250.0,x"))
         let r = jolt(["replay", bad])
         #expect(r.code == .dataError)
         #expect(r.error.contains("\(bad):25003: "), "\(r.error)")
