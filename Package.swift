@@ -100,11 +100,11 @@ let package = Package(
         .executableTarget(name: "jolt-corpus", dependencies: ["JoltCorpus", "JoltTrace"]),
         // Fuzz targets: a library the tests also replay, and one thin executable per target
         // (scripts/fuzz builds them with -sanitize=fuzzer).
-        .target(name: "JoltFuzz", dependencies: ["JoltApp", "JoltSupport", "JoltConfig", "JoltBoard", "JoltChips", "JoltCore", "JoltDrivers", "JoltJSON", "JoltTrace", "CLinux"]),
+        .target(name: "JoltFuzz", dependencies: ["JoltApp", "JoltSupport", "JoltConfig", "JoltBoard", "JoltChips", "JoltCore", "JoltDrivers", "JoltJSON", "JoltTrace", "CLinux", "CFuzzer"]),
         .target(name: "CFuzzer"),
-        .executableTarget(name: "fuzz-trace", dependencies: ["JoltFuzz", "CFuzzer"]),
-        .executableTarget(name: "fuzz-config", dependencies: ["JoltFuzz", "CFuzzer"]),
-        .executableTarget(name: "fuzz-drivers", dependencies: ["JoltFuzz", "CFuzzer"]),
+        .executableTarget(name: "fuzz-trace", dependencies: ["JoltFuzz"]),
+        .executableTarget(name: "fuzz-config", dependencies: ["JoltFuzz"]),
+        .executableTarget(name: "fuzz-drivers", dependencies: ["JoltFuzz"]),
         .target(name: "CAllocCount"),
         .executableTarget(name: "jolt-bench", dependencies: ["JoltCore", "JoltBaselines", "JoltMotion", "JoltCorpus", "JoltTrace", "JoltJSON", "CAllocCount"]),
         // Tests, one target per layer: the core's build against the core alone, the drivers'

@@ -108,6 +108,40 @@ public enum ChipRates: Sendable, Equatable {
         }
     }
 
+    /// Whether the chip makes `milliHz`: one of the list, or a division of the base within 0.1 %.
+    public func makes(_ milliHz: Int32) -> Bool {
+        switch self {
+        case .list(let r): return r.contains(milliHz)
+        case .divided: return divisor(for: milliHz) != nil
+        }
+    }
+
+    /// For a divided clock, the divisor (1 + n) that makes `milliHz` within 0.1 %; nil when
+    /// none does, or for a list.
+    public func divisor(for milliHz: Int32) -> Int64? {
+        guard case .divided(let base, let maxDivider) = self, milliHz > 0 else { return nil }
+        let n = (Int64(base) + Int64(milliHz) / 2) / Int64(milliHz)
+        guard n >= 1 && n <= Int64(maxDivider) + 1 else { return nil }
+        return abs(Int64(base) / n - Int64(milliHz)) * 1000 <= Int64(milliHz) ? n : nil
+    }
+
+    /// The rate a divisor makes, mHz (rounded).
+    public func rate(divisor n: Int64) -> Int32 {
+        guard case .divided(let base, _) = self else { return 0 }
+        return Int32((Int64(base) + n / 2) / n)
+    }
+
+    /// What a chip that does not make `milliHz` says of its rates: the list, or for a divided
+    /// clock the two rates on either side.
+    public func refusal(_ milliHz: Int32) -> String {
+        switch self {
+        case .list: return "its rates: \(text)"
+        case .divided(let base, let maxDivider):
+            let n = max(1, min(Int64(maxDivider) + 1, Int64(base) / Int64(max(milliHz, 1))))
+            return "its rates are \(Hz.text(base))/(1+n) Hz; nearest: \(Hz.text(rate(divisor: n))) or \(Hz.text(rate(divisor: min(n + 1, Int64(maxDivider) + 1)))) Hz"
+        }
+    }
+
     /// The rate nearest `milliHz` (a test or a tool asking for "about 100 Hz").
     public func nearest(to milliHz: Int32) -> Int32 {
         within(1_000, 10_000_000).min { abs($0 - milliHz) < abs($1 - milliHz) } ?? milliHz
@@ -193,8 +227,45 @@ public protocol Sensor<Bus> {
 extension Sensor {
     public static func part(forID id: UInt8) -> String? { id == info.id ? info.part : nil }
 
+    /// From the chip's facts: the rate it does not make, or the range it does not have.
+    public static func unsupported(_ s: SensorSettings) -> String? {
+        let i = info
+        if !i.rates.makes(s.rateMilliHz) { return "the \(i.part) cannot sample at \(Hz.text(s.rateMilliHz)) Hz (\(i.rates.refusal(s.rateMilliHz)))" }
+        if !i.accelRangesG.contains(s.accelRangeG) { return "the \(i.part) has no ±\(s.accelRangeG) g range (\(Self.either(i.accelRangesG)))" }
+        if i.hasGyro && !i.gyroRangesDps.contains(s.gyroRangeDps) { return "the \(i.part) has no ±\(s.gyroRangeDps) °/s range (\(Self.either(i.gyroRangesDps)))" }
+        return nil
+    }
+
+    /// "2, 4, 8 or 16".
+    static func either(_ values: [Int32]) -> String {
+        var s = ""
+        for (k, v) in values.enumerated() { s += (k == 0 ? "" : k == values.count - 1 ? " or " : ", ") + "\(v)" }
+        return s
+    }
+
+    /// The sample period of the rate made, µs.
+    public var periodMicros: Int64 { 1_000_000_000 / Int64(rateMilliHz) }
+
+    /// The FIFO of the chip's facts drained with a quarter kept free.
+    public var maxPollMicros: Int64 { fifoPollMicros(depth: Self.info.fifoDepth) }
+
     /// A FIFO of `depth` samples drained with a quarter kept free.
     public func fifoPollMicros(depth: Int) -> Int64 { Int64(depth) * periodMicros * 3 / 4 }
+}
+
+/// A chip's register map, its cases named as the datasheet names the registers.
+public protocol DatasheetRegister: RawRepresentable where RawValue == UInt8 {}
+
+extension DatasheetRegister {
+    /// The datasheet name: the case's own (not kept in an Embedded build, which has no
+    /// reflection and no messages to put it in).
+    public var name: String {
+        #if hasFeature(Embedded)
+        return ""
+        #else
+        return String(describing: self)
+        #endif
+    }
 }
 
 /// Rates as text for messages, in integer arithmetic: 100, 12.5, 333.333 (Hz from mHz).

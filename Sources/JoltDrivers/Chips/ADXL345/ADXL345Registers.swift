@@ -3,7 +3,7 @@
 // only; no logic.
 
 /// ADXL345 registers (DS Table 19).
-public enum ADXL345Register: UInt8, Sendable {
+public enum ADXL345Register: UInt8, Sendable, DatasheetRegister {
     /// DEVID: fixed 0xE5 (DS "Register 0x00—DEVID").
     case DEVID = 0x00
     /// BW_RATE: LOW_POWER bit 4, Rate [3:0] (DS "Register 0x2C—BW_RATE", Table 7).

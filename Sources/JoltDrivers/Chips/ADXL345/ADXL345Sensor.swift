@@ -13,14 +13,6 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
                  fifoDepth: ADXL345Spec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion], selfTest: true)
     }
 
-    public static func unsupported(_ s: SensorSettings) -> String? {
-        if ADXL345Rate(milliHz: s.rateMilliHz) == nil {
-            return "the ADXL345 cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates: \(Hz.list(ADXL345Rate.allCases.map(\.milliHz))) Hz)"
-        }
-        if ADXL345Range(g: s.accelRangeG) == nil { return "the ADXL345 has no ±\(s.accelRangeG) g range (2, 4, 8 or 16)" }
-        return nil
-    }
-
     public static func registerName(_ r: UInt8) -> String? { ADXL345Register(rawValue: r)?.name }
 
     public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
@@ -34,10 +26,8 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
 
     public var address: UInt8 { driver.address }
     public var rateMilliHz: Int32 { wanted.rate.milliHz }
-    public var periodMicros: Int64 { 1_000_000_000 / Int64(wanted.rate.milliHz) }
     public var usesFIFO: Bool { wanted.fifo }
     public var rangeMilliG: Int32 { wanted.range.g * 1000 }
-    public var maxPollMicros: Int64 { fifoPollMicros(depth: ADXL345Spec.fifoDepth) }
 
     public mutating func start(delay: inout some Delay) throws(ChipError) {
         identity = try driver.identify()
@@ -53,16 +43,5 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
         case .frames: return .ok
         case .overflow: return .overflow
         }
-    }
-}
-
-extension ADXL345Register {
-    /// The datasheet name: the case's own.
-    public var name: String {
-        #if hasFeature(Embedded)
-        return ""
-        #else
-        return String(describing: self)
-        #endif
     }
 }

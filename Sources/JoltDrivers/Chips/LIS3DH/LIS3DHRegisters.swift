@@ -5,7 +5,7 @@
 // logic.
 
 /// LIS3DH registers (DS Table 17).
-public enum LIS3DHRegister: UInt8, Sendable, CaseIterable {
+public enum LIS3DHRegister: UInt8, Sendable, CaseIterable, DatasheetRegister {
     /// WHO_AM_I: fixed 0x33 (DS 8.6).
     case WHO_AM_I = 0x0F
     /// CTRL_REG1: ODR [7:4], LPen bit 3, Zen bit 2, Yen bit 1, Xen bit 0; power-on 0x07 (DS 8.8).
@@ -139,16 +139,5 @@ public enum LIS3DHRate: UInt8, CaseIterable, Sendable {
     public init?(milliHz: Int32) {
         guard let r = Self.allCases.first(where: { $0.milliHz == milliHz }) else { return nil }
         self = r
-    }
-}
-
-extension LIS3DHRegister {
-    /// The datasheet name: the case's own.
-    public var name: String {
-        #if hasFeature(Embedded)
-        return ""
-        #else
-        return String(describing: self)
-        #endif
     }
 }

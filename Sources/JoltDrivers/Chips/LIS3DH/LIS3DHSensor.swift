@@ -14,14 +14,6 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
                  fifoDepth: LIS3DHSpec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion], selfTest: true)
     }
 
-    public static func unsupported(_ s: SensorSettings) -> String? {
-        if LIS3DHRate(milliHz: s.rateMilliHz) == nil {
-            return "the LIS3DH cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates: \(Hz.list(LIS3DHRate.allCases.map(\.milliHz))) Hz)"
-        }
-        if LIS3DHRange(g: s.accelRangeG) == nil { return "the LIS3DH has no ±\(s.accelRangeG) g range (2, 4, 8 or 16)" }
-        return nil
-    }
-
     public static func registerName(_ r: UInt8) -> String? { LIS3DHRegister(rawValue: r & ~LIS3DHSpec.autoIncrement)?.name }
 
     public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
@@ -35,10 +27,8 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
 
     public var address: UInt8 { driver.address }
     public var rateMilliHz: Int32 { wanted.rate.milliHz }
-    public var periodMicros: Int64 { 1_000_000_000 / Int64(wanted.rate.milliHz) }
     public var usesFIFO: Bool { wanted.fifo }
     public var rangeMilliG: Int32 { wanted.range.g * 1000 }
-    public var maxPollMicros: Int64 { fifoPollMicros(depth: LIS3DHSpec.fifoDepth) }
 
     public mutating func start(delay: inout some Delay) throws(ChipError) {
         identity = try driver.identify()

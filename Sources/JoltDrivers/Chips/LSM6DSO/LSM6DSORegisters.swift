@@ -6,7 +6,7 @@
 // tables only; no logic.
 
 /// LSM6DSO registers (DS, Register mapping).
-public enum LSM6DSORegister: UInt8, Sendable, CaseIterable {
+public enum LSM6DSORegister: UInt8, Sendable, CaseIterable, DatasheetRegister {
     /// WTM[7:0]: the FIFO watermark, in words.
     case FIFO_CTRL1 = 0x07
     /// STOP_ON_WTM bit 7, ..., WTM8 bit 0.
@@ -197,16 +197,5 @@ public enum LSM6DSOGyroRange: UInt8, CaseIterable, Sendable {
     public init?(dps: Int32) {
         guard let r = Self.allCases.first(where: { $0.dps == dps }) else { return nil }
         self = r
-    }
-}
-
-extension LSM6DSORegister {
-    /// The datasheet name: the case's own.
-    public var name: String {
-        #if hasFeature(Embedded)
-        return ""
-        #else
-        return String(describing: self)
-        #endif
     }
 }

@@ -14,15 +14,6 @@ public struct LSM6DSOSensor<Bus: I2CBus>: Sensor {
                  fifoDepth: LSM6DSOSpec.fifoWords / 2, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion], selfTest: true)
     }
 
-    public static func unsupported(_ s: SensorSettings) -> String? {
-        if LSM6DSORate(milliHz: s.rateMilliHz) == nil {
-            return "the LSM6DSO cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates: \(Hz.list(LSM6DSORate.allCases.map(\.milliHz))) Hz)"
-        }
-        if LSM6DSOAccelRange(g: s.accelRangeG) == nil { return "the LSM6DSO has no ±\(s.accelRangeG) g range (2, 4, 8 or 16)" }
-        if LSM6DSOGyroRange(dps: s.gyroRangeDps) == nil { return "the LSM6DSO has no ±\(s.gyroRangeDps) °/s range (125, 250, 500, 1000 or 2000)" }
-        return nil
-    }
-
     public static func registerName(_ r: UInt8) -> String? { LSM6DSORegister(rawValue: r)?.name }
 
     public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
@@ -37,10 +28,8 @@ public struct LSM6DSOSensor<Bus: I2CBus>: Sensor {
 
     public var address: UInt8 { driver.address }
     public var rateMilliHz: Int32 { wanted.rate.milliHz }
-    public var periodMicros: Int64 { 1_000_000_000 / Int64(wanted.rate.milliHz) }
     public var usesFIFO: Bool { wanted.fifo }
     public var rangeMilliG: Int32 { wanted.accelRange.g * 1000 }
-    public var maxPollMicros: Int64 { fifoPollMicros(depth: Self.info.fifoDepth) }
 
     public mutating func start(delay: inout some Delay) throws(ChipError) {
         identity = try driver.identify()

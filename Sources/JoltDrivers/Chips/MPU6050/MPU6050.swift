@@ -35,27 +35,14 @@ public struct MPU6050<Bus: I2CBus> {
     /// The sample rate divider for a rate, if the chip can make that rate: 1 kHz / (1 + n),
     /// accepted within 0.1 %.
     public static func divider(forMilliHz rate: Int32) -> UInt8? {
-        guard rate > 0 else { return nil }
-        let n = (1_000_000 + Int64(rate) / 2) / Int64(rate)   // 1 + divider
-        guard n >= 1 && n <= 256 else { return nil }
-        let actual = 1_000_000 / n
-        guard abs(actual - Int64(rate)) * 1000 <= Int64(rate) else { return nil }
-        return UInt8(n - 1)
+        MPU6050Spec.rates.divisor(for: rate).map { UInt8($0 - 1) }
     }
 
     /// The rate the chip makes for a divider, mHz (rounded).
-    public static func rate(divider: UInt8) -> Int32 {
-        Int32((1_000_000 + (Int64(divider) + 1) / 2) / (Int64(divider) + 1))
-    }
+    public static func rate(divider: UInt8) -> Int32 { MPU6050Spec.rates.rate(divisor: Int64(divider) + 1) }
 
     /// The sample period for a divider, µs (exact: (1 + n) ms).
     public static func periodMicros(divider: UInt8) -> Int64 { (Int64(divider) + 1) * 1000 }
-
-    /// The rates the chip makes nearest to `rate` (mHz), for messages.
-    public static func nearestRates(_ wanted: Int32) -> (Int32, Int32) {
-        let n = max(1, min(256, 1_000_000 / Int64(max(wanted, 1))))
-        return (rate(divider: UInt8(n - 1)), rate(divider: UInt8(min(n, 255))))
-    }
 
     mutating func read(_ r: MPU6050Register) throws(ChipError) -> UInt8 {
         do { return try bus.readRegister(address: address, r.rawValue) } catch { throw .bus(error, register: r.rawValue) }

@@ -3,7 +3,7 @@
 // Addresses, bit fields and tables only; no logic.
 
 /// MPU6050 registers (RM §3, register map table).
-public enum MPU6050Register: UInt8, Sendable {
+public enum MPU6050Register: UInt8, Sendable, DatasheetRegister {
     /// Sample rate divider: rate = gyroscope output rate / (1 + SMPLRT_DIV) (RM §4.2).
     case SMPLRT_DIV = 0x19
     /// CONFIG: EXT_SYNC_SET [5:3], DLPF_CFG [2:0] (RM §4.3).
@@ -52,6 +52,9 @@ public enum MPU6050Spec {
     public static let addressHigh: UInt8 = 0x69
     /// WHO_AM_I of a genuine MPU6050 (RM §4.32).
     public static let whoAmI: UInt8 = 0x68
+    /// The sample rate: the gyroscope's 1 kHz output (with the low-pass filter on) divided by
+    /// 1 + SMPLRT_DIV (RM §4.2).
+    public static let rates = ChipRates.divided(baseMilliHz: 1_000_000, maxDivider: 255)
     /// WHO_AM_I values of compatible parts and known clones, with what they are. They share the
     /// accelerometer, gyroscope and FIFO registers Jolt uses.
     public static let compatibleIDs: [(id: UInt8, part: String)] = [

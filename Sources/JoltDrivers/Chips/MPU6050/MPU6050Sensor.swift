@@ -10,23 +10,13 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
                  addressPin: "AD0 high makes it 0x69", idRegister: MPU6050Register.WHO_AM_I.rawValue,
                  idRegisterName: MPU6050Register.WHO_AM_I.name, id: MPU6050Spec.whoAmI,
                  accelRangesG: MPU6050AccelRange.allCases.map(\.g), gyroRangesDps: MPU6050GyroRange.allCases.map(\.dps),
-                 rates: .divided(baseMilliHz: 1_000_000, maxDivider: 255), fifoDepth: MPU6050Spec.fifoSize / MPU6050Spec.fifoFrameSize,
+                 rates: MPU6050Spec.rates, fifoDepth: MPU6050Spec.fifoSize / MPU6050Spec.fifoFrameSize,
                  interrupts: [.dataReady, .fifoOverflow, .motion], selfTest: true)
     }
 
     public static func part(forID id: UInt8) -> String? {
         if id == MPU6050Spec.whoAmI { return "MPU6050" }
         for c in MPU6050Spec.compatibleIDs where c.id == id { return c.part }
-        return nil
-    }
-
-    public static func unsupported(_ s: SensorSettings) -> String? {
-        if MPU6050<Bus>.divider(forMilliHz: s.rateMilliHz) == nil {
-            let (a, b) = MPU6050<Bus>.nearestRates(s.rateMilliHz)
-            return "the MPU6050 cannot sample at \(Hz.text(s.rateMilliHz)) Hz (its rates are 1000/(1+n) Hz; nearest: \(Hz.text(a)) or \(Hz.text(b)) Hz)"
-        }
-        if MPU6050AccelRange(g: s.accelRangeG) == nil { return "the MPU6050 has no ±\(s.accelRangeG) g range (2, 4, 8 or 16)" }
-        if MPU6050GyroRange(dps: s.gyroRangeDps) == nil { return "the MPU6050 has no ±\(s.gyroRangeDps) °/s range (250, 500, 1000 or 2000)" }
         return nil
     }
 
@@ -67,16 +57,5 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
         case .frames: return .ok
         case .overflow: return .overflow
         }
-    }
-}
-
-extension MPU6050Register {
-    /// The datasheet name: the case's own.
-    public var name: String {
-        #if hasFeature(Embedded)
-        return ""
-        #else
-        return String(describing: self)
-        #endif
     }
 }
