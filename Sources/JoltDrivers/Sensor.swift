@@ -268,6 +268,52 @@ extension DatasheetRegister {
     }
 }
 
+/// A driver over a chip's register map: a register read or written by its datasheet name, a bus
+/// error naming the register.
+protocol RegisterMapped {
+    associatedtype Bus: I2CBus
+    associatedtype Register: DatasheetRegister
+    var bus: Bus { get set }
+    var address: UInt8 { get }
+}
+
+extension RegisterMapped {
+    mutating func read(_ r: Register) throws(ChipError) -> UInt8 {
+        do { return try bus.readRegister(address: address, r.rawValue) } catch { throw .bus(error, register: r.rawValue) }
+    }
+
+    mutating func write(_ r: Register, _ v: UInt8) throws(ChipError) {
+        do { try bus.writeRegister(address: address, r.rawValue, v) } catch { throw .bus(error, register: r.rawValue) }
+    }
+
+    /// `count` bytes from `r` on, in one transaction (`sub` is or-ed into the register address:
+    /// a chip's auto-increment bit).
+    mutating func read(_ r: Register, sub: UInt8 = 0, into p: UnsafeMutablePointer<UInt8>, count: Int) throws(ChipError) {
+        do { try bus.readRegisters(address: address, r.rawValue | sub, into: p, count: count) } catch { throw .bus(error, register: r.rawValue) }
+    }
+
+    /// `records` records of `size` bytes from `r` (a FIFO's data register, whose address the
+    /// chip holds or rolls back) into `scratch`, grown as needed, in as few reads as the bus
+    /// allows, whole records to a read.
+    mutating func readRecords(_ r: Register, sub: UInt8 = 0, _ records: Int, of size: Int, into scratch: inout [UInt8]) throws(ChipError) {
+        let perRead = max(1, min(bus.maxReadLength, 1 << 16) / size)
+        if scratch.count < records * size { scratch = [UInt8](repeating: 0, count: records * size) }
+        var done = 0
+        while done < records {
+            let n = min(perRead, records - done)
+            let base = done * size
+            let result: Result<Void, I2CError> = scratch.withUnsafeMutableBufferPointer { b in
+                do throws(I2CError) {
+                    try bus.readRegisters(address: address, r.rawValue | sub, into: b.baseAddress! + base, count: n * size)
+                    return .success(())
+                } catch { return .failure(error) }
+            }
+            if case .failure(let e) = result { throw .bus(e, register: r.rawValue) }
+            done += n
+        }
+    }
+}
+
 /// Rates as text for messages, in integer arithmetic: 100, 12.5, 333.333 (Hz from mHz).
 public enum Hz {
     /// Rates as a list for messages: "12.5, 25, 50 Hz" without the unit.

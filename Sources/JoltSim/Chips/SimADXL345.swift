@@ -5,16 +5,12 @@ import JoltDrivers
 /// DATA_FORMAT (full resolution and range), the data registers and the 32-sample FIFO in bypass
 /// or stream mode behave as the data sheet (Rev. G) describes; readings come from a
 /// `MotionSource`.
-public final class SimADXL345: SimulatedChip {
+public final class SimADXL345: SimulatedChip, RegisterWrites {
     public static let chipInfo = ADXL345Sensor<SimBus>.info
     var regs = [UInt8](repeating: 0, count: 0x3A)
     var pointer: UInt8 = 0
     var fifo: [(Int16, Int16, Int16)] = []
-    var tap: MotionTap
-    public var sourceStart: Int64? { tap.sourceStart }
-    public var exhausted: Bool { tap.exhausted }
-    /// Samples made since power-on.
-    public var produced: Int { tap.produced }
+    public internal(set) var tap: MotionTap
     var measuring = false
     var latest: (Int16, Int16, Int16) = (0, 0, 0)
     public var frozen = false
@@ -70,15 +66,8 @@ public final class SimADXL345: SimulatedChip {
         }
     }
 
-    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) {
-        advance(to: now)
-        guard let first = bytes.first else { return }
-        pointer = first
-        for b in bytes.dropFirst() {
-            store(pointer, b, now: now)
-            pointer &+= 1
-        }
-    }
+    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
+
 
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
         guard Int(r) < regs.count else { return }

@@ -5,18 +5,14 @@ import JoltDrivers
 /// BOOT, CTRL_REG1 (rate, power-down), CTRL_REG4 (range, high resolution), the data registers
 /// with auto-increment, and the 32-level FIFO in bypass or stream mode with OVRN_FIFO, as the
 /// data sheet (DocID17530) describes; readings come from a `MotionSource`.
-public final class SimLIS3DH: SimulatedChip {
+public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     public static let chipInfo = LIS3DHSensor<SimBus>.info
     var regs = [UInt8](repeating: 0, count: 0x40)
     var pointer: UInt8 = 0
     var autoIncrement = false
     var fifo: [(Int16, Int16, Int16)] = []
     var overrun = false
-    var tap: MotionTap
-    public var sourceStart: Int64? { tap.sourceStart }
-    public var exhausted: Bool { tap.exhausted }
-    /// Samples made since power-on.
-    public var produced: Int { tap.produced }
+    public internal(set) var tap: MotionTap
     var bootDoneAt: Int64 = 0
     /// How long BOOT takes, µs (the bit reads 1 until then).
     public var bootMicros: Int64 = 2_000
@@ -76,16 +72,15 @@ public final class SimLIS3DH: SimulatedChip {
         }
     }
 
-    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) {
-        advance(to: now)
-        guard let first = bytes.first else { return }
+    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
+
+    func point(_ first: UInt8) {
         pointer = first & ~LIS3DHSpec.autoIncrement
         autoIncrement = first & LIS3DHSpec.autoIncrement != 0
-        for b in bytes.dropFirst() {
-            store(pointer, b, now: now)
-            if autoIncrement { pointer &+= 1 }
-        }
     }
+
+    func next(after r: UInt8) -> UInt8 { autoIncrement ? r &+ 1 : r }
+
 
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
         guard Int(r) < regs.count else { return }

@@ -10,7 +10,7 @@ import JoltDrivers
 /// datasheet (DS12140) describes; readings come from a `MotionSource`. Each time slot's words go
 /// in gyroscope first, under one TAG_CNT. TAG_PARITY is written as the parity of the tag's other
 /// seven bits (the driver, like Linux's, does not check it).
-public final class SimLSM6DSO: SimulatedChip {
+public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     public static let chipInfo = LSM6DSOSensor<SimBus>.info
     var regs = [UInt8](repeating: 0, count: 0x80)
     var pointer: UInt8 = 0
@@ -22,11 +22,7 @@ public final class SimLSM6DSO: SimulatedChip {
     var slotCounter: UInt8 = 0
     /// The word being read out of FIFO_DATA_OUT_TAG..Z_H.
     var word = [UInt8](repeating: 0, count: LSM6DSOSpec.fifoWordSize)
-    var tap: MotionTap
-    public var sourceStart: Int64? { tap.sourceStart }
-    public var exhausted: Bool { tap.exhausted }
-    /// Samples made since power-on.
-    public var produced: Int { tap.produced }
+    public internal(set) var tap: MotionTap
     var resetDoneAt: Int64 = 0
     var bootDoneAt: Int64 = 0
     /// How long SW_RESET and BOOT take, µs (the bits read 1 until then).
@@ -97,15 +93,10 @@ public final class SimLSM6DSO: SimulatedChip {
         fifo.append([t] + data)
     }
 
-    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) {
-        advance(to: now)
-        guard let first = bytes.first else { return }
-        pointer = first
-        for b in bytes.dropFirst() {
-            store(pointer, b, now: now)
-            if autoIncrement { pointer &+= 1 }
-        }
-    }
+    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
+
+    func next(after r: UInt8) -> UInt8 { autoIncrement ? r &+ 1 : r }
+
 
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
         guard Int(r) < regs.count else { return }

@@ -4,18 +4,14 @@ import JoltDrivers
 /// A register-level simulated MPU6050: power-on values, sleep, reset, ranges, the sample-rate
 /// divider, the data registers and the 1024-byte FIFO behave as the register map
 /// (RM-MPU-6000A-00) describes; readings come from a `MotionSource`.
-public final class SimMPU6050: SimulatedChip {
+public final class SimMPU6050: SimulatedChip, RegisterWrites {
     public static let chipInfo = MPU6050Sensor<SimBus>.info
     var regs = [UInt8](repeating: 0, count: 128)
     var pointer: UInt8 = 0
     var fifo = [UInt8](repeating: 0, count: MPU6050Spec.fifoSize)
     var fifoHead = 0
     var fifoCount = 0
-    var tap: MotionTap
-    public var sourceStart: Int64? { tap.sourceStart }
-    public var exhausted: Bool { tap.exhausted }
-    /// Samples made since power-on.
-    public var produced: Int { tap.produced }
+    public internal(set) var tap: MotionTap
     /// What WHO_AM_I reads (0x68 for a genuine part; a clone's value to test those).
     public let whoAmI: UInt8
     /// How long DEVICE_RESET takes, µs (the bit reads 1 until then).
@@ -111,15 +107,10 @@ public final class SimMPU6050: SimulatedChip {
         return b
     }
 
-    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) {
-        advance(to: now)
-        guard let first = bytes.first else { return }
-        pointer = first
-        for b in bytes.dropFirst() {
-            store(pointer, b, now: now)
-            if pointer != MPU6050Register.FIFO_R_W.rawValue { pointer &+= 1 }
-        }
-    }
+    public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
+
+    func next(after r: UInt8) -> UInt8 { r == MPU6050Register.FIFO_R_W.rawValue ? r : r &+ 1 }
+
 
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
         guard Int(r) < regs.count else { return }

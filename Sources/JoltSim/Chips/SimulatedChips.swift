@@ -8,11 +8,46 @@ public protocol SimulatedChip: FaultableDevice {
     /// twin is joined to its chip by the plug-in's declaration, not by a name written again.
     static var chipInfo: ChipInfo { get }
     init(source: MotionSource)
+    /// Its view of its motion.
+    var tap: MotionTap { get }
+}
+
+extension SimulatedChip {
     /// Sim time of the source's sample 0 minus one period, µs, once the chip has made its first
     /// sample: source sample i is made at `sourceStart + (i + 1) × period`.
-    var sourceStart: Int64? { get }
+    public var sourceStart: Int64? { tap.sourceStart }
     /// Whether the motion has run out (the chip then makes no more samples).
-    var exhausted: Bool { get }
+    public var exhausted: Bool { tap.exhausted }
+    /// Samples made since power-on.
+    public var produced: Int { tap.produced }
+}
+
+/// A twin's registers as a bus write reaches them: the chip catches up to the time of the write,
+/// the first byte sets the register pointer, and each further byte is stored where it points,
+/// the pointer then moving on as the chip moves it.
+protocol RegisterWrites: AnyObject {
+    var pointer: UInt8 { get set }
+    func advance(to now: Int64)
+    func store(_ r: UInt8, _ v: UInt8, now: Int64)
+    /// Takes a write's first byte: the register address, with any flag bits the chip reads there.
+    func point(_ first: UInt8)
+    /// Where the pointer goes once a byte is stored at `r`.
+    func next(after r: UInt8) -> UInt8
+}
+
+extension RegisterWrites {
+    func point(_ first: UInt8) { pointer = first }
+    func next(after r: UInt8) -> UInt8 { r &+ 1 }
+
+    func takeWrite(_ bytes: UnsafeRawBufferPointer, now: Int64) {
+        advance(to: now)
+        guard let first = bytes.first else { return }
+        point(first)
+        for b in bytes.dropFirst() {
+            store(pointer, b, now: now)
+            pointer = next(after: pointer)
+        }
+    }
 }
 
 /// The simulated twins, one line per chip (a test checks every chip in the registry has one).

@@ -2,9 +2,11 @@
 ///
 /// Always in full-resolution mode (3.9 mg/LSB at every range). It owns the bus and hands it
 /// back with `release()`.
-public struct ADXL345<Bus: I2CBus> {
+public struct ADXL345<Bus: I2CBus>: RegisterMapped {
+    typealias Register = ADXL345Register
+
     /// The bus; owned by the driver.
-    public private(set) var bus: Bus
+    public internal(set) var bus: Bus
     /// The 7-bit address: 0x53 (ALT ADDRESS low) or 0x1D (high).
     public let address: UInt8
     /// The configuration last applied.
@@ -26,14 +28,6 @@ public struct ADXL345<Bus: I2CBus> {
 
     /// Gives the bus back.
     public consuming func release() -> Bus { bus }
-
-    mutating func read(_ r: ADXL345Register) throws(ChipError) -> UInt8 {
-        do { return try bus.readRegister(address: address, r.rawValue) } catch { throw .bus(error, register: r.rawValue) }
-    }
-
-    mutating func write(_ r: ADXL345Register, _ v: UInt8) throws(ChipError) {
-        do { try bus.writeRegister(address: address, r.rawValue, v) } catch { throw .bus(error, register: r.rawValue) }
-    }
 
     /// Reads DEVID and checks it is an ADXL345.
     @discardableResult
@@ -81,11 +75,7 @@ public struct ADXL345<Bus: I2CBus> {
     /// The newest sample (6-byte burst at DATAX0; in FIFO mode this pops the oldest entry).
     public mutating func readSample() throws(ChipError) -> ChipSample {
         try withScratch16 { (p) throws(ChipError) in
-            do throws(I2CError) {
-                try bus.readRegisters(address: address, ADXL345Register.DATAX0.rawValue, into: p, count: 6)
-            } catch {
-                throw .bus(error, register: ADXL345Register.DATAX0.rawValue)
-            }
+            try read(.DATAX0, into: p, count: 6)
             return Self.decode(UnsafeBufferPointer(start: p, count: 6))
         }
     }

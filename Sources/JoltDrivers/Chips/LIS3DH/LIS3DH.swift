@@ -2,9 +2,11 @@
 ///
 /// Always in high-resolution mode (12-bit output) with block data update. It owns the bus and
 /// hands it back with `release()`.
-public struct LIS3DH<Bus: I2CBus> {
+public struct LIS3DH<Bus: I2CBus>: RegisterMapped {
+    typealias Register = LIS3DHRegister
+
     /// The bus; owned by the driver.
-    public private(set) var bus: Bus
+    public internal(set) var bus: Bus
     /// The 7-bit address: 0x18 (SA0 low) or 0x19 (high).
     public let address: UInt8
     /// The configuration last applied.
@@ -26,14 +28,6 @@ public struct LIS3DH<Bus: I2CBus> {
 
     /// Gives the bus back.
     public consuming func release() -> Bus { bus }
-
-    mutating func read(_ r: LIS3DHRegister) throws(ChipError) -> UInt8 {
-        do { return try bus.readRegister(address: address, r.rawValue) } catch { throw .bus(error, register: r.rawValue) }
-    }
-
-    mutating func write(_ r: LIS3DHRegister, _ v: UInt8) throws(ChipError) {
-        do { try bus.writeRegister(address: address, r.rawValue, v) } catch { throw .bus(error, register: r.rawValue) }
-    }
 
     /// Reads WHO_AM_I and checks it is a LIS3DH.
     @discardableResult
@@ -96,11 +90,7 @@ public struct LIS3DH<Bus: I2CBus> {
     public mutating func readSample() throws(ChipError) -> ChipSample {
         let range = configuration.range
         return try withScratch16 { (p) throws(ChipError) in
-            do throws(I2CError) {
-                try bus.readRegisters(address: address, LIS3DHRegister.OUT_X_L.rawValue | LIS3DHSpec.autoIncrement, into: p, count: 6)
-            } catch {
-                throw .bus(error, register: LIS3DHRegister.OUT_X_L.rawValue)
-            }
+            try read(.OUT_X_L, sub: LIS3DHSpec.autoIncrement, into: p, count: 6)
             return Self.decode(UnsafeBufferPointer(start: p, count: 6), range: range)
         }
     }
@@ -122,21 +112,7 @@ public struct LIS3DH<Bus: I2CBus> {
         let levels = overrun ? LIS3DHSpec.fifoDepth : Int(src.rawValue & LIS3DHFIFOSource.levelMask)
         if levels == 0 { return .frames(0) }
         let size = LIS3DHSpec.sampleSize
-        let perRead = max(1, min(bus.maxReadLength, 1 << 16) / size)
-        if scratch.count < levels * size { scratch = [UInt8](repeating: 0, count: levels * size) }
-        var done = 0
-        while done < levels {
-            let n = min(perRead, levels - done)
-            let base = done * size
-            let r: Result<Void, I2CError> = scratch.withUnsafeMutableBufferPointer { b in
-                do throws(I2CError) {
-                    try bus.readRegisters(address: address, LIS3DHRegister.OUT_X_L.rawValue | LIS3DHSpec.autoIncrement, into: b.baseAddress! + base, count: n * size)
-                    return .success(())
-                } catch { return .failure(error) }
-            }
-            if case .failure(let e) = r { throw .bus(e, register: LIS3DHRegister.OUT_X_L.rawValue) }
-            done += n
-        }
+        try readRecords(.OUT_X_L, sub: LIS3DHSpec.autoIncrement, levels, of: size, into: &scratch)
         let range = configuration.range
         scratch.withUnsafeBufferPointer { b in
             for i in 0..<levels { out.append(Self.decode(b, at: i * size, range: range)) }

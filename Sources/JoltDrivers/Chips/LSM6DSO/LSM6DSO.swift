@@ -3,9 +3,11 @@
 /// Both sensors run at one output data rate in high-performance mode, with block data update.
 /// Read reading by reading (the twelve output bytes in one burst) or through the FIFO of tagged
 /// words, both sensors batched at that rate. It owns the bus and hands it back with `release()`.
-public struct LSM6DSO<Bus: I2CBus> {
+public struct LSM6DSO<Bus: I2CBus>: RegisterMapped {
+    typealias Register = LSM6DSORegister
+
     /// The bus; owned by the driver.
-    public private(set) var bus: Bus
+    public internal(set) var bus: Bus
     /// The 7-bit address: 0x6A (SA0 low) or 0x6B (high).
     public let address: UInt8
     /// The configuration last applied.
@@ -38,18 +40,6 @@ public struct LSM6DSO<Bus: I2CBus> {
 
     /// Gives the bus back.
     public consuming func release() -> Bus { bus }
-
-    mutating func read(_ r: LSM6DSORegister) throws(ChipError) -> UInt8 {
-        do { return try bus.readRegister(address: address, r.rawValue) } catch { throw .bus(error, register: r.rawValue) }
-    }
-
-    mutating func write(_ r: LSM6DSORegister, _ v: UInt8) throws(ChipError) {
-        do { try bus.writeRegister(address: address, r.rawValue, v) } catch { throw .bus(error, register: r.rawValue) }
-    }
-
-    mutating func read(_ r: LSM6DSORegister, into p: UnsafeMutablePointer<UInt8>, count: Int) throws(ChipError) {
-        do { try bus.readRegisters(address: address, r.rawValue, into: p, count: count) } catch { throw .bus(error, register: r.rawValue) }
-    }
 
     /// Reads WHO_AM_I and checks it is an LSM6DSO.
     @discardableResult
@@ -157,21 +147,7 @@ public struct LSM6DSO<Bus: I2CBus> {
         if overrun { slot = Slot() }
         if words == 0 { return overrun ? .overflow(words: 0) : .words(0) }
         let size = LSM6DSOSpec.fifoWordSize
-        let perRead = max(1, min(bus.maxReadLength, 1 << 16) / size)
-        if scratch.count < words * size { scratch = [UInt8](repeating: 0, count: words * size) }
-        var done = 0
-        while done < words {
-            let n = min(perRead, words - done)
-            let base = done * size
-            let r: Result<Void, I2CError> = scratch.withUnsafeMutableBufferPointer { b in
-                do throws(I2CError) {
-                    try bus.readRegisters(address: address, LSM6DSORegister.FIFO_DATA_OUT_TAG.rawValue, into: b.baseAddress! + base, count: n * size)
-                    return .success(())
-                } catch { return .failure(error) }
-            }
-            if case .failure(let e) = r { throw .bus(e, register: LSM6DSORegister.FIFO_DATA_OUT_TAG.rawValue) }
-            done += n
-        }
+        try readRecords(.FIFO_DATA_OUT_TAG, words, of: size, into: &scratch)
         let c = configuration
         scratch.withUnsafeBufferPointer { b in
             for i in 0..<words { take(b, at: i * size, c, into: &out) }

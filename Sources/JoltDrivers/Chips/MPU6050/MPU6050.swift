@@ -1,9 +1,11 @@
 /// Driver for the InvenSense MPU6050 (accelerometer and gyroscope), generic over the bus.
 ///
 /// It owns the bus (`init(bus:address:)`), and hands it back with `release()`.
-public struct MPU6050<Bus: I2CBus> {
+public struct MPU6050<Bus: I2CBus>: RegisterMapped {
+    typealias Register = MPU6050Register
+
     /// The bus; owned by the driver.
-    public private(set) var bus: Bus
+    public internal(set) var bus: Bus
     /// The 7-bit address: 0x68 (AD0 low) or 0x69 (AD0 high).
     public let address: UInt8
     /// The configuration last applied.
@@ -43,18 +45,6 @@ public struct MPU6050<Bus: I2CBus> {
 
     /// The sample period for a divider, µs (exact: (1 + n) ms).
     public static func periodMicros(divider: UInt8) -> Int64 { (Int64(divider) + 1) * 1000 }
-
-    mutating func read(_ r: MPU6050Register) throws(ChipError) -> UInt8 {
-        do { return try bus.readRegister(address: address, r.rawValue) } catch { throw .bus(error, register: r.rawValue) }
-    }
-
-    mutating func write(_ r: MPU6050Register, _ v: UInt8) throws(ChipError) {
-        do { try bus.writeRegister(address: address, r.rawValue, v) } catch { throw .bus(error, register: r.rawValue) }
-    }
-
-    mutating func read(_ r: MPU6050Register, into p: UnsafeMutablePointer<UInt8>, count: Int) throws(ChipError) {
-        do { try bus.readRegisters(address: address, r.rawValue, into: p, count: count) } catch { throw .bus(error, register: r.rawValue) }
-    }
 
     /// Reads WHO_AM_I and checks it is an MPU6050 or a compatible part.
     @discardableResult
@@ -189,22 +179,8 @@ public struct MPU6050<Bus: I2CBus> {
         }
         let frames = min(count / frame, limit)
         if frames == 0 { return .frames(0) }
-        let perRead = max(1, min(bus.maxReadLength, 1 << 16) / frame)
-        if scratch.count < frames * frame { scratch = [UInt8](repeating: 0, count: frames * frame) }
-        var done = 0
+        try readRecords(.FIFO_R_W, frames, of: frame, into: &scratch)
         let c = configuration
-        while done < frames {
-            let n = min(perRead, frames - done)
-            let base = done * frame
-            let r: Result<Void, I2CError> = scratch.withUnsafeMutableBufferPointer { b in
-                do throws(I2CError) {
-                    try bus.readRegisters(address: address, MPU6050Register.FIFO_R_W.rawValue, into: b.baseAddress! + base, count: n * frame)
-                    return .success(())
-                } catch { return .failure(error) }
-            }
-            if case .failure(let e) = r { throw .bus(e, register: MPU6050Register.FIFO_R_W.rawValue) }
-            done += n
-        }
         scratch.withUnsafeBufferPointer { b in
             for i in 0..<frames { out.append(Self.decodeFrame(b, at: i * frame, c)) }
         }
