@@ -19,13 +19,7 @@ package final class ChardevInput: InputLine {
     package let label: String
 
     package init(name: String, spec: LineSpec) throws(JoltError) {
-        label = "\(name) (\(spec.label))"
-        let address = try ChardevOutput.locate(spec, what: name)
-        do {
-            line = try GPIOLine(address, output: false, activeLow: spec.activeLow, pullUp: spec.pullUp)
-        } catch {
-            throw ChardevOutput.error(error, what: label)
-        }
+        (line, label) = try ChardevOutput.request(name, spec, output: false)
     }
 
     package func get() throws(JoltError) -> Bool {

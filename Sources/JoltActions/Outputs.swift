@@ -21,12 +21,18 @@ package final class ChardevOutput: OutputLine {
     package let label: String
 
     package init(name: String, spec: LineSpec) throws(JoltError) {
-        label = "\(name) (\(spec.label))"
-        let address = try ChardevOutput.locate(spec, what: name)
+        (line, label) = try Self.request(name, spec, output: true)
+    }
+
+    /// The line a board names, requested as an output or an input, with its label for messages;
+    /// a failure says which line and what to do.
+    package static func request(_ name: String, _ spec: LineSpec, output: Bool) throws(JoltError) -> (GPIOLine, String) {
+        let label = "\(name) (\(spec.label))"
+        let address = try locate(spec, what: name)
         do {
-            line = try GPIOLine(address, output: true, activeLow: spec.activeLow)
+            return (try GPIOLine(address, output: output, activeLow: spec.activeLow, pullUp: spec.pullUp), label)
         } catch {
-            throw ChardevOutput.error(error, what: "\(name) (\(spec.label))")
+            throw Self.error(error, what: label)
         }
     }
 

@@ -146,8 +146,8 @@ package enum ConfigDoc {
             Key(path: "detection.tamper.tilt_deg", defaultValue: preset { deci($0.tamper.tiltDeci) }, meaning: "Tilt from the armed orientation that counts as tamper."),
             Key(path: "detection.tamper.move_mm_s", defaultValue: preset { "\($0.tamper.moveSpeedMMs)" }, meaning: "The speed, measured by integrating the acceleration, that counts as the kiosk moving (a tap's comes back to zero within tens of milliseconds)."),
             Key(path: "detection.tamper.move_ms", defaultValue: preset { "\($0.tamper.moveMillis)" }, meaning: "How long the kiosk must keep moving the same way: a slide or a lift does, a ringing counter does not."),
-            Key(path: "detection.tamper.motion_g", defaultValue: "", meaning: "No longer used: the motion meter it set is replaced by `move_mm_s` and `move_ms`. Still checked (0.01 to 16 g), so that older profiles load."),
-            Key(path: "detection.tamper.motion_ms", defaultValue: "", meaning: "No longer used, as `motion_g` (20 to 1000 ms)."),
+            Key(path: "detection.tamper.motion_g", defaultValue: "", meaning: "No longer used: the motion meter it set is replaced by `move_mm_s` and `move_ms`. A profile that names it still loads, with a warning."),
+            Key(path: "detection.tamper.motion_ms", defaultValue: "", meaning: "No longer used, as `motion_g`."),
             Key(path: "detection.tamper.holdoff_ms", defaultValue: preset { "\($0.tamper.holdoffMillis)" }, meaning: "After a tamper event, the next one is held off this long."),
         ]
     }

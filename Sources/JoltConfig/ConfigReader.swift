@@ -49,6 +49,19 @@ package final class ObjectReader {
     /// Whether the object has this key (without marking it).
     package func has(_ key: String) -> Bool { members.contains { $0.key == key } }
 
+    /// A key that no longer does anything: a profile naming it still loads, with a warning that
+    /// says what replaced it, and its value is not read.
+    package func retired(_ key: String, replacedBy: String) {
+        if let s = SchemaRecorder.current {
+            // The docs' sample names every key: this one is recorded, not warned of.
+            s.record(fieldPath(key), "any (ignored)", nil)
+            _ = node(key)
+            return
+        }
+        guard let n = node(key) else { return }
+        Log.warning("\(file):\(n.line): \(fieldPath(key)) is no longer used (\(replacedBy) replaced it): remove it")
+    }
+
     /// Reports the first key that no reader asked for.
     package func finish() throws(JoltError) {
         for m in members where !used.contains(m.key) {

@@ -97,10 +97,9 @@ extension BoardProfile {
         if let v = try r.fixed("tilt_deg", places: 1, range: 5...900, unit: "degrees") { t.tiltDeci = Int32(v) }
         if let v = try r.integer("move_mm_s", 5...1000, "mm/s") { t.moveSpeedMMs = v }
         if let v = try r.integer("move_ms", 20...2000, "ms") { t.moveMillis = v }
-        // The motion meter these set is gone (a slammed door filled it); older profiles that
-        // name them still load, and the values are checked as before.
-        _ = try r.milli("motion_g", 10...16_000, "g")
-        _ = try r.integer("motion_ms", 20...1000, "ms")
+        // The motion meter these set is gone (a slammed door filled it).
+        r.retired("motion_g", replacedBy: "move_mm_s and move_ms")
+        r.retired("motion_ms", replacedBy: "move_mm_s and move_ms")
         if let v = try r.integer("holdoff_ms", 0...600_000, "ms") { t.holdoffMillis = v }
         d.tamper = t
         try r.finish()

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// An error number from the kernel or the C library.
 public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
@@ -17,17 +13,9 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let noEntry = Errno(ENOENT)
     public static let accessDenied = Errno(EACCES)
     public static let permitted = Errno(EPERM)
-    public static let noDevice = Errno(ENODEV)
-    public static let noSuchDeviceOrAddress = Errno(ENXIO)
-    public static let remoteIO = Errno(EREMOTEIO)
-    public static let again = Errno(EAGAIN)
-    public static let io = Errno(EIO)
     public static let busy = Errno(EBUSY)
-    public static let timedOut = Errno(ETIMEDOUT)
     public static let notSupported = Errno(EOPNOTSUPP)
     public static let interrupted = Errno(EINTR)
-    public static let invalid = Errno(EINVAL)
-    public static let notTTY = Errno(ENOTTY)
 
     /// The C library's text for this error ("No such file or directory").
     public var description: String {

@@ -112,14 +112,6 @@ extension Sys {
         if e.rawValue == EWOULDBLOCK { return false }
         throw e
     }
-
-    /// Opens (creating) a lock file and takes its lock; nil when another process holds it.
-    public static func lockFile(_ path: String) throws(Errno) -> Int32? {
-        let fd = try open(path, O_RDWR | O_CREAT, 0o644)
-        if try tryLock(fd) { return fd }
-        close(fd)
-        return nil
-    }
 }
 
 /// What a non-blocking receive found.

@@ -67,7 +67,6 @@ public final class MQTTLink: @unchecked Sendable {
     var backoff: Int64 = 1_000_000
     var dropConnection = false
     var lastNote = ""
-    var droppedReported = 0
 
     /// Called on the link's thread for each message on a subscribed topic.
     /// A message on a subscribed topic; nil for one larger than `maxPayload` (not copied).

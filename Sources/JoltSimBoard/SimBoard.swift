@@ -129,19 +129,3 @@ extension SimFault {
         self.init(kind, from: spec.from, to: spec.to)
     }
 }
-
-extension SimFaultSpec {
-    /// A simulated bus's fault as a profile would say it (the soak plans its faults so).
-    package init(_ f: SimFault) {
-        let kind: Kind
-        switch f.kind {
-        case .noAcknowledge: kind = .noAcknowledge
-        case .ioError: kind = .ioError
-        case .timeout: kind = .timeout
-        case .frozen: kind = .frozen
-        case .reset: kind = .reset
-        case .stall: kind = .stall
-        }
-        self.init(kind, from: f.from, to: f.to)
-    }
-}

@@ -31,7 +31,7 @@ nonisolated(unsafe) let fullBoard: [String: Any] = [
             "algorithm": "jolt", "face_down_angle_deg": 30, "release_angle_deg": 60, "still_g": 0.1, "still_rate_dps": 30,
             "hold_ms": 300, "flip_window_ms": 2000, "release_ms": 300, "phone_gravity_z_g": 0.85, "phone_rate_dps": 100,
         ] as [String: Any],
-        "tamper": ["tilt_deg": 10, "motion_g": 0.12, "motion_ms": 300, "holdoff_ms": 5000] as [String: Any],
+        "tamper": ["tilt_deg": 10, "move_mm_s": 20, "move_ms": 120, "holdoff_ms": 5000] as [String: Any],
     ] as [String: Any],
     "sim": ["chip": "mpu6050", "motion": "demo", "loop": false, "at_end": "exit",
             "faults": [["kind": "unplug", "at_s": 5, "for_s": 1] as [String: Any]]] as [String: Any],
@@ -158,6 +158,27 @@ struct BadInputTests {
         let b = try BoardProfile.parse(Array(data), file: "full.json")
         #expect(b.outputs.count == 2 && b.inputs.count == 1 && b.alarm?.keySwitch == "key" && b.sim.faults.count == 1)
         #expect(configCases.count > 300, "\(configCases.count) cases")
+    }
+
+    @Test("a retired key (detection.tamper.motion_g, motion_ms) still loads, with one warning each naming the line and what replaced it")
+    func retiredKeys() throws {
+        var board = fullBoard
+        var detection = try #require(board["detection"] as? [String: Any])
+        var tamper = try #require(detection["tamper"] as? [String: Any])
+        tamper["motion_g"] = "not even a number"
+        tamper["motion_ms"] = 300
+        detection["tamper"] = tamper
+        board["detection"] = detection
+        board["outputs"] = nil
+        board["inputs"] = nil
+        board["alarm"] = nil
+        board["actions"] = nil
+        let file = tempFile(String(decoding: try JSONSerialization.data(withJSONObject: board, options: [.prettyPrinted]), as: UTF8.self), name: "retired.json")
+        let r = joltBinary(["safe", "--board", file])
+        #expect(r.code == 0, "\(r)")
+        let warnings = r.error.split(separator: "\n").filter { $0.contains("is no longer used") }
+        #expect(warnings.count == 2, "\(r.error)")
+        #expect(warnings.allSatisfy { $0.contains("retired.json:") && $0.contains("detection.tamper.motion_") && $0.contains("move_mm_s and move_ms replaced it") }, "\(warnings)")
     }
 
     @Test("a bad value in any field: a config error (78) on one line naming the file, the line and the field", arguments: configCases)

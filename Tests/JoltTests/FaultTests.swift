@@ -240,8 +240,8 @@ struct SoakTests {
         let soak = SoakCommand(options: SoakCommand.Options())
         var plan = SoakCommand.Plan()
         plan.gestures = [SoakCommand.Gesture(kind: .shake, from: 100, to: 250), SoakCommand.Gesture(kind: .shake, from: 5000, to: 5150)]
-        plan.faults = [SoakCommand.PlannedFault(fault: SimFault(.noAcknowledge, from: 20_000_000, to: 30_000_000), name: "unplug", transient: false),
-                       SoakCommand.PlannedFault(fault: SimFault(.ioError, from: 60_000_000, to: 60_010_000), name: "bus error (ms)", transient: true)]
+        plan.faults = [SoakCommand.PlannedFault(fault: SimFaultSpec(.noAcknowledge, from: 20_000_000, to: 30_000_000), name: "unplug", transient: false),
+                       SoakCommand.PlannedFault(fault: SimFaultSpec(.ioError, from: 60_000_000, to: 60_010_000), name: "bus error (ms)", transient: true)]
         // Sample i is at (i + 1) × 10 ms: the first shake is 1.01-2.51 s, the second 50.01-51.51 s.
         let events: [(EventRecord.Kind, Int64)] = [
             (.shake(.began), 1_500_000),

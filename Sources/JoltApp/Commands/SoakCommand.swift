@@ -49,7 +49,7 @@ struct SoakCommand {
 
     /// A planned fault and what was seen of it.
     struct PlannedFault {
-        var fault: SimFault
+        var fault: SimFaultSpec
         var name: String
         /// Short enough for the retries: must raise nothing.
         var transient: Bool
@@ -127,7 +127,7 @@ struct SoakCommand {
         board.chip = options.chip
         board.address = nil
         board.sim.chip = options.chip
-        board.sim.faults = plan.faults.map { SimFaultSpec($0.fault) }
+        board.sim.faults = plan.faults.map(\.fault)
         board.rateMilliHz = options.rateMilliHz
         board.fifo = options.fifo
         board.actions = []   // events are checked here, not printed

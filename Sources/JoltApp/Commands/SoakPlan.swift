@@ -74,7 +74,7 @@ struct SoakPlanner {
 
     /// A fault starting at `start` s; returns its length, s.
     mutating func planFault(start: Double) -> Double {
-        var kind: SimFault.Kind
+        var kind: SimFaultSpec.Kind
         var name: String
         var length: Double
         if start > nextLongUnplug {
@@ -90,7 +90,7 @@ struct SoakPlanner {
             }
         }
         let from = simTime(count(start))
-        plan.faults.append(SoakCommand.PlannedFault(fault: SimFault(kind, from: from, to: from + Int64(length * 1e6)), name: name, transient: false))
+        plan.faults.append(SoakCommand.PlannedFault(fault: SimFaultSpec(kind, from: from, to: from + Int64(length * 1e6)), name: name, transient: false))
         return length
     }
 
@@ -119,10 +119,10 @@ struct SoakPlanner {
     mutating func planTransients() {
         for _ in 0..<Int(options.hours * 12) {
             let from = simTime(Int(rng.uniform(10, Double(total) - 10 * rate)))
-            let kind: SimFault.Kind = rng.uniform() < 0.5 ? .ioError : .timeout
+            let kind: SimFaultSpec.Kind = rng.uniform() < 0.5 ? .ioError : .timeout
             let length = Int64(rng.uniform(1_000, 25_000))
             guard !plan.faults.contains(where: { from < $0.fault.to + 20_000_000 && $0.fault.from < from + length + 20_000_000 }) else { continue }
-            plan.faults.append(SoakCommand.PlannedFault(fault: SimFault(kind, from: from, to: from + length), name: "bus error (ms)", transient: true))
+            plan.faults.append(SoakCommand.PlannedFault(fault: SimFaultSpec(kind, from: from, to: from + length), name: "bus error (ms)", transient: true))
         }
         plan.faults.sort { $0.fault.from < $1.fault.from }
     }

@@ -124,8 +124,6 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
 
     /// Whether the chip is measuring.
     public var isMeasuring: Bool { measuring }
-    /// Entries in the FIFO.
-    public var fifoEntries: Int { fifo.count }
     /// A register's current value (for tests).
     public func register(_ r: ADXL345Register) -> UInt8 { regs[Int(r.rawValue)] }
 }

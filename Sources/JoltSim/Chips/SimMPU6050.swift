@@ -167,8 +167,6 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
         }
     }
 
-    /// Bytes waiting in the FIFO.
-    public var fifoBytes: Int { fifoCount }
     /// Whether the chip is awake (measuring).
     public var isAwake: Bool { awake }
     /// A register's current value (for tests).

@@ -19,6 +19,14 @@ public struct ADXL345<Bus: I2CBus>: RegisterMapped {
         /// Whether samples go through the 32-sample FIFO (stream mode).
         public var fifo = true
         public init() {}
+
+        /// A board's settings, as near as the chip comes to them (its plug-in refuses what it
+        /// cannot do before a driver is made).
+        public init(_ s: SensorSettings) {
+            rate = ADXL345Rate(milliHz: s.rateMilliHz) ?? .hz100
+            range = ADXL345Range(g: s.accelRangeG) ?? .g4
+            fifo = s.fifo
+        }
     }
 
     public init(bus: Bus, address: UInt8 = ADXL345Spec.addressLow) {

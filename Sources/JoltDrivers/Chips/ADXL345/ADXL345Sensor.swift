@@ -17,11 +17,7 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
 
     public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
         driver = ADXL345(bus: bus, address: address)
-        var c = ADXL345<Bus>.Configuration()
-        c.rate = ADXL345Rate(milliHz: s.rateMilliHz) ?? .hz100
-        c.range = ADXL345Range(g: s.accelRangeG) ?? .g4
-        c.fifo = s.fifo
-        wanted = c
+        wanted = .init(s)
     }
 
     public var address: UInt8 { driver.address }
@@ -35,13 +31,11 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
     }
 
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
-        if !wanted.fifo {
+        guard wanted.fifo else {
             out.append(try driver.readSample())
             return .ok
         }
-        switch try driver.readFIFO(into: &out) {
-        case .frames: return .ok
-        case .overflow: return .overflow
-        }
+        if case .overflow = try driver.readFIFO(into: &out) { return .overflow }
+        return .ok
     }
 }

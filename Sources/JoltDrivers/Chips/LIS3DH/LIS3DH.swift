@@ -19,6 +19,14 @@ public struct LIS3DH<Bus: I2CBus>: RegisterMapped {
         /// Whether samples go through the 32-level FIFO (stream mode).
         public var fifo = true
         public init() {}
+
+        /// A board's settings, as near as the chip comes to them (its plug-in refuses what it
+        /// cannot do before a driver is made).
+        public init(_ s: SensorSettings) {
+            rate = LIS3DHRate(milliHz: s.rateMilliHz) ?? .hz100
+            range = LIS3DHRange(g: s.accelRangeG) ?? .g4
+            fifo = s.fifo
+        }
     }
 
     public init(bus: Bus, address: UInt8 = LIS3DHSpec.addressLow) {

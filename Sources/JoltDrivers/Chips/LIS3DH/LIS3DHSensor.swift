@@ -18,11 +18,7 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
 
     public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
         driver = LIS3DH(bus: bus, address: address)
-        var c = LIS3DH<Bus>.Configuration()
-        c.rate = LIS3DHRate(milliHz: s.rateMilliHz) ?? .hz100
-        c.range = LIS3DHRange(g: s.accelRangeG) ?? .g4
-        c.fifo = s.fifo
-        wanted = c
+        wanted = .init(s)
     }
 
     public var address: UInt8 { driver.address }
@@ -37,13 +33,11 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
     }
 
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
-        if !wanted.fifo {
+        guard wanted.fifo else {
             out.append(try driver.readSample())
             return .ok
         }
-        switch try driver.readFIFO(into: &out, scratch: &scratch) {
-        case .frames: return .ok
-        case .overflow: return .overflow
-        }
+        if case .overflow = try driver.readFIFO(into: &out, scratch: &scratch) { return .overflow }
+        return .ok
     }
 }

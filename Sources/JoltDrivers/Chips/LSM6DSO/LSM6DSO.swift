@@ -24,6 +24,15 @@ public struct LSM6DSO<Bus: I2CBus>: RegisterMapped {
         /// Whether readings go through the FIFO (continuous mode).
         public var fifo = true
         public init() {}
+
+        /// A board's settings, as near as the chip comes to them (its plug-in refuses what it
+        /// cannot do before a driver is made).
+        public init(_ s: SensorSettings) {
+            rate = LSM6DSORate(milliHz: s.rateMilliHz) ?? .hz104
+            accelRange = LSM6DSOAccelRange(g: s.accelRangeG) ?? .g4
+            gyroRange = LSM6DSOGyroRange(dps: s.gyroRangeDps) ?? .dps500
+            fifo = s.fifo
+        }
     }
 
     /// The accelerometer's and the gyroscope's words of one FIFO time slot.

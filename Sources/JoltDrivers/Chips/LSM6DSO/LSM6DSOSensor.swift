@@ -18,12 +18,7 @@ public struct LSM6DSOSensor<Bus: I2CBus>: Sensor {
 
     public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
         driver = LSM6DSO(bus: bus, address: address)
-        var c = LSM6DSO<Bus>.Configuration()
-        c.rate = LSM6DSORate(milliHz: s.rateMilliHz) ?? .hz104
-        c.accelRange = LSM6DSOAccelRange(g: s.accelRangeG) ?? .g4
-        c.gyroRange = LSM6DSOGyroRange(dps: s.gyroRangeDps) ?? .dps500
-        c.fifo = s.fifo
-        wanted = c
+        wanted = .init(s)
     }
 
     public var address: UInt8 { driver.address }
@@ -38,13 +33,11 @@ public struct LSM6DSOSensor<Bus: I2CBus>: Sensor {
     }
 
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
-        if !wanted.fifo {
+        guard wanted.fifo else {
             out.append(try driver.readSample())
             return .ok
         }
-        switch try driver.readFIFO(into: &out, scratch: &scratch) {
-        case .words: return .ok
-        case .overflow: return .overflow
-        }
+        if case .overflow = try driver.readFIFO(into: &out, scratch: &scratch) { return .overflow }
+        return .ok
     }
 }

@@ -24,6 +24,16 @@ public struct MPU6050<Bus: I2CBus>: RegisterMapped {
         /// Whether samples go through the FIFO.
         public var fifo = true
         public init() {}
+
+        /// A board's settings, as near as the chip comes to them (its plug-in refuses what it
+        /// cannot do before a driver is made).
+        public init(_ s: SensorSettings) {
+            rateMilliHz = s.rateMilliHz
+            accelRange = MPU6050AccelRange(g: s.accelRangeG) ?? .g4
+            gyroRange = MPU6050GyroRange(dps: s.gyroRangeDps) ?? .dps500
+            fifo = s.fifo
+            lowPass = s.lowPassForMilliHz.map { MPU6050LowPass.forRate(milliHz: $0) }
+        }
     }
 
     public init(bus: Bus, address: UInt8 = MPU6050Spec.addressLow) {

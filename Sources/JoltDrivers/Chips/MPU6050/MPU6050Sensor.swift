@@ -24,13 +24,7 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
 
     public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
         driver = MPU6050(bus: bus, address: address)
-        var c = MPU6050<Bus>.Configuration()
-        c.rateMilliHz = s.rateMilliHz
-        c.accelRange = MPU6050AccelRange(g: s.accelRangeG) ?? .g4
-        c.gyroRange = MPU6050GyroRange(dps: s.gyroRangeDps) ?? .dps500
-        c.fifo = s.fifo
-        c.lowPass = s.lowPassForMilliHz.map { MPU6050LowPass.forRate(milliHz: $0) }
-        wanted = c
+        wanted = .init(s)
     }
 
     public var address: UInt8 { driver.address }
@@ -49,13 +43,11 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
     }
 
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
-        if !wanted.fifo {
+        guard wanted.fifo else {
             out.append(try driver.readSample())
             return .ok
         }
-        switch try driver.readFIFO(into: &out, scratch: &scratch) {
-        case .frames: return .ok
-        case .overflow: return .overflow
-        }
+        if case .overflow = try driver.readFIFO(into: &out, scratch: &scratch) { return .overflow }
+        return .ok
     }
 }
