@@ -68,6 +68,31 @@ public enum Action: Equatable, Sendable {
     case output(String, Pattern)
     /// Run a program (no shell), event fields in the environment, killed after `timeoutMillis`.
     case command(argv: [String], timeoutMillis: Int32)
+
+    /// The kinds of action, each declared here once: the key that names it in a profile, how it
+    /// is written and what it does. The loader, its messages and docs/config.md read them; the
+    /// switches over `Kind` and `Action` make the compiler ask for its reading and its running.
+    public enum Kind: String, CaseIterable, Sendable {
+        case stdout, output, command
+
+        /// How a profile writes it, for messages.
+        public var form: String {
+            switch self {
+            case .stdout: return #"{"stdout": true}"#
+            case .output: return #"{"output": NAME, "pulse_ms": N | "cadence": {…}}"#
+            case .command: return #"{"command": [PROGRAM, ARG…]}"#
+            }
+        }
+
+        /// What it does, for docs/config.md.
+        public var meaning: String {
+            switch self {
+            case .stdout: return "`true`: print the event (human text on a terminal, JSON lines otherwise or with `--json`)."
+            case .output: return "Drive the named output with `pulse_ms` or `cadence`."
+            case .command: return "Run a program, no shell: `[\"/usr/bin/logger\", \"shake\"]`. The event is in its environment (`JOLT_EVENT`, `JOLT_JSON`, …); its output goes to the log."
+            }
+        }
+    }
 }
 
 /// The alarm section.
@@ -163,16 +188,16 @@ extension BoardProfile {
     }
 
     package static func parseAction(_ r: ObjectReader, outputs: [String]) throws(JoltError) -> Action {
-        let kinds = ["stdout", "output", "command"].filter { r.has($0) }
+        let kinds = Action.Kind.allCases.filter { r.has($0.rawValue) }
         guard kinds.count == 1 else {
-            throw JoltError(.config, "\(r.file):\(r.line): \(r.path): an action is one of {\"stdout\": true}, {\"output\": NAME, \"pulse_ms\": N | \"cadence\": {…}}, {\"command\": [PROGRAM, ARG…]}")
+            throw JoltError(.config, "\(r.file):\(r.line): \(r.path): an action is one of \(Action.Kind.allCases.map(\.form).joined(separator: ", "))")
         }
         switch kinds[0] {
-        case "stdout":
+        case .stdout:
             guard try r.bool("stdout") == true else { throw r.fail("stdout", r.node("stdout"), "must be true") }
             try r.finish()
             return .stdout
-        case "output":
+        case .output:
             let name = try r.string("output")!
             guard outputs.contains(name) else {
                 throw r.fail("output", r.node("output"), "no output named \"\(name)\" in \"outputs\" (have: \(outputs.isEmpty ? "none" : outputs.joined(separator: ", ")))")
@@ -182,7 +207,7 @@ extension BoardProfile {
             }
             try r.finish()
             return .output(name, p)
-        default:
+        case .command:
             let n = r.node("command")!
             guard case .array(let items) = n.value, !items.isEmpty else {
                 throw r.fail("command", n, "must be a list: the program and its arguments, like [\"/usr/bin/logger\", \"shake\"]")

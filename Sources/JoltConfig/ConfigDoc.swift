@@ -186,13 +186,13 @@ package enum ConfigDoc {
             Key(path: "inputs.NAME.bias", defaultValue: "\"none\"", meaning: "`pull-up` for a switch to ground, or `none`."),
             Key(path: "actions", defaultValue: "every event on stdout", meaning: "What each event does: a list of actions per event (see below). With no `actions`, every event is printed."),
             Key(path: "actions.EVENT", defaultValue: "", meaning: "An event name (above) and its list of actions, run in order."),
-            Key(path: "actions.EVENT[].stdout", defaultValue: "", meaning: "`true`: print the event (human text on a terminal, JSON lines otherwise or with `--json`)."),
-            Key(path: "actions.EVENT[].output", defaultValue: "", meaning: "Drive the named output with `pulse_ms` or `cadence`."),
+            Key(path: "actions.EVENT[].\(Action.Kind.stdout.rawValue)", defaultValue: "", meaning: Action.Kind.stdout.meaning),
+            Key(path: "actions.EVENT[].\(Action.Kind.output.rawValue)", defaultValue: "", meaning: Action.Kind.output.meaning),
             Key(path: "actions.EVENT[].pulse_ms", defaultValue: "", meaning: "Active for this long, then inactive."),
             Key(path: "actions.EVENT[].cadence", defaultValue: "", meaning: "Active `on_ms`, inactive `off_ms`, repeating until the next pattern on that output."),
             Key(path: "actions.EVENT[].cadence.on_ms", defaultValue: "500", meaning: "Active time of each period."),
             Key(path: "actions.EVENT[].cadence.off_ms", defaultValue: "500", meaning: "Inactive time of each period."),
-            Key(path: "actions.EVENT[].command", defaultValue: "", meaning: "Run a program, no shell: `[\"/usr/bin/logger\", \"shake\"]`. The event is in its environment (`JOLT_EVENT`, `JOLT_JSON`, …); its output goes to the log."),
+            Key(path: "actions.EVENT[].\(Action.Kind.command.rawValue)", defaultValue: "", meaning: Action.Kind.command.meaning),
             Key(path: "actions.EVENT[].timeout_ms", defaultValue: "10000", meaning: "A command still running after this is stopped."),
         ]
     }
