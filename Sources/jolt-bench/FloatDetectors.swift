@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import JoltBaselines
 import JoltCore
 
 // A straightforward floating-point implementation of Jolt's default detectors — the same logic,

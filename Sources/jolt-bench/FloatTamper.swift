@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import JoltBaselines
 import JoltCore
 
 /// The tamper detector in floating point: the same movement (a leaky velocity past a dead zone
