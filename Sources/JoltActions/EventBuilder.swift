@@ -26,7 +26,7 @@ package enum EventBuilder {
         }
         if events.contains(.faceDown) { out.append(EventRecord(t: t, kind: .flip(.faceDown), algorithm: flipName)) }
         if events.contains(.faceUp) { out.append(EventRecord(t: t, kind: .flip(.faceUp), algorithm: flipName)) }
-        if events.contains(.tamper) { out.append(EventRecord(t: t, kind: .tamper)) }
+        if events.contains(.tamper) { out.append(EventRecord(t: t, kind: .tamper, reason: d.tamperReading(at: t).map(TriggerReason.init))) }
     }
 
     /// Integer square root (floor).

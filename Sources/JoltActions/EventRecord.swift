@@ -11,8 +11,8 @@ import JoltSupport
 ///   {"t":12.34,"event":"shake","phase":"began","algorithm":"jolt","peak_g":2.13}
 ///   {"t":14.1,"event":"shake","phase":"ended","algorithm":"jolt","peak_g":2.41,"duration_s":1.76}
 ///   {"t":20.5,"event":"flip","state":"face_down","algorithm":"jolt"}
-///   {"t":31.0,"event":"tamper"}
-///   {"t":31.0,"event":"alarm","state":"triggered","from":"armed","cause":"tamper"}
+///   {"t":31.0,"event":"tamper","reason":"moved","mm_s":61,"ms":180}
+///   {"t":31.0,"event":"alarm","state":"triggered","from":"armed","cause":"tamper","reason":"moved","mm_s":61,"ms":180}
 ///   {"t":40.2,"event":"fault","detail":"..."}  {"t":41.0,"event":"recovered","detail":"...","gap_s":0.8}
 public struct EventRecord: Equatable, Sendable {
     /// What happened.
@@ -40,9 +40,12 @@ public struct EventRecord: Equatable, Sendable {
     public var file: String?
     /// Recovered: the span of data that is missing, µs.
     public var gapMicros: Int64?
+    /// A tamper, and the alarm triggering: why (`TriggerReason`).
+    public var reason: TriggerReason?
 
     public init(t: Int64, kind: Kind, algorithm: String? = nil, peakMilliG: Int32? = nil,
-                durationMicros: Int64? = nil, detail: String? = nil, file: String? = nil, gapMicros: Int64? = nil) {
+                durationMicros: Int64? = nil, detail: String? = nil, file: String? = nil, gapMicros: Int64? = nil,
+                reason: TriggerReason? = nil) {
         self.t = t
         self.kind = kind
         self.algorithm = algorithm
@@ -51,6 +54,7 @@ public struct EventRecord: Equatable, Sendable {
         self.detail = detail
         self.file = file
         self.gapMicros = gapMicros
+        self.reason = reason
     }
 
     /// Its kind's declaration (`EventKinds`: names, bindings, retained state, entity) and its
@@ -138,6 +142,7 @@ public struct EventRecord: Equatable, Sendable {
         if let d = detail { f.append(("detail", .string(d))) }
         if let file { f.append(("file", .string(file))) }
         if let g = gapMicros { f.append(("gap_s", .decimal(TraceWriter.decimal((g + 500) / 1000, places: 3, trim: true)))) }
+        if let reason { f += reason.jsonFields }
         return .members(f)
     }
 
@@ -149,8 +154,14 @@ public struct EventRecord: Equatable, Sendable {
         var s = TraceWriter.decimal(t / 1000, places: 3, trim: false) + " s  "
         while s.count < 13 { s = " " + s }
         let (k, variant) = declared
-        s += k.says + (variant.map { " " + $0.replacingUnderscores } ?? "")
-        if case .alarm(let tr) = kind { s += " (was \(Self.alarmName(tr.from)), \(Self.causeName(tr.cause).replacingUnderscores))" }
+        if let r = reason, case .tamper = kind {
+            s += k.name + ": " + r.text
+        } else {
+            s += k.says + (variant.map { " " + $0.replacingUnderscores } ?? "")
+        }
+        if case .alarm(let tr) = kind {
+            s += " (was \(Self.alarmName(tr.from)), \(Self.causeName(tr.cause).replacingUnderscores)\(reason.map { ": " + $0.text } ?? ""))"
+        }
         var extra: [String] = []
         if let p = peakMilliG { extra.append("peak \(Self.g(p)) g") }
         if let d = durationMicros { extra.append("lasted \(TraceWriter.decimal((d + 5000) / 10000, places: 2, trim: false)) s") }

@@ -153,10 +153,11 @@ package final class MQTTBridge: @unchecked Sendable {
         }
     }
 
-    package func alarm(_ state: AlarmState, since: Int64, sinceWall: Int64 = WallClock.nowMicros()) {
-        let payload: JSON = ["state": .string(EventRecord.alarmName(state)), "since": .decimal(EventRecord.seconds(since)),
-                             "since_utc": .string(WallClock.iso8601(sinceWall)), "device": .string(config.device)]
-        link.setRetained(topic: stateTopic, payload: payload.text)
+    package func alarm(_ state: AlarmState, since: Int64, sinceWall: Int64 = WallClock.nowMicros(), lastTrigger: LastTrigger? = nil) {
+        var f: [(String, JSON)] = [("state", .string(EventRecord.alarmName(state))), ("since", .decimal(EventRecord.seconds(since))),
+                                   ("since_utc", .string(WallClock.iso8601(sinceWall))), ("device", .string(config.device))]
+        if let lastTrigger { f.append(("last_trigger", lastTrigger.jsonValue)) }
+        link.setRetained(topic: stateTopic, payload: JSON.members(f).text)
         // The tamper sensor is on from a tamper until the alarm stops sounding.
         if state != .triggered { link.setRetained(topic: tamperTopic, payload: "OFF") }
     }

@@ -179,6 +179,9 @@ public protocol SampleDetector: Sendable {
     var shakeProgress: Int32 { get }
     /// Whether the tamper detector is armed.
     var tamperArmed: Bool { get }
+    /// What the tamper detector read when it last fired, read right after the sample at `t`
+    /// that did (nil: it has not fired since it was armed).
+    func tamperReading(at t: Int64) -> TamperReading?
 }
 
 /// Shake, flip and tamper detection together, sharing one gravity estimate.
@@ -301,6 +304,7 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
     public var shakePeak2: Int64 { _shake.shakePeak2 }
     public var shakeProgress: Int32 { _shake.progress }
     public var tamperArmed: Bool { _tamper.isArmed }
+    public func tamperReading(at t: Int64) -> TamperReading? { _tamper.reading(gravity: lowPass.value, at: t) }
 }
 
 /// Jolt's default detector set.

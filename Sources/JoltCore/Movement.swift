@@ -118,6 +118,19 @@ public struct Movement: Sendable {
         (vx * 980_665 / 100_000_000_000, vy * 980_665 / 100_000_000_000, vz * 980_665 / 100_000_000_000)
     }
 
+    /// How long the velocity has been past the speed one way at `t`, µs (nil: it is not).
+    public func pushMicros(at t: Int64) -> Int64? { since == .min ? nil : t &- since }
+
+    /// The low-passed turn of the reading across gravity, mg per axis.
+    public var turnMilliG: Vec3 {
+        Vec3(Int32(clamping: lx / 256), Int32(clamping: ly / 256), Int32(clamping: lz / 256))
+    }
+
+    /// The baseline, mg.
+    public var baselineMilliG: Vec3 {
+        Vec3(Int32(clamping: bx >> 16), Int32(clamping: by >> 16), Int32(clamping: bz >> 16))
+    }
+
     /// Starts afresh: the next reading is the baseline.
     public mutating func restart() {
         started = false
@@ -128,6 +141,11 @@ public struct Movement: Sendable {
         heldSince = .min
         sx = 0; sy = 0; sz = 0
     }
+
+    /// Whether the velocity is past the speed now: moving, rather than only turned across
+    /// gravity (to an accelerometer, a push sideways turns the reading too).
+    @inlinable
+    public var pushing: Bool { since != .min }
 
     /// Whether the kiosk is moving, after this reading.
     @inlinable @inline(__always)

@@ -14,6 +14,18 @@ public struct Tamper: Sendable {
     /// Length of a bucket, µs.
     public static let bucketMicros: Int64 = 20_000
 
+    /// What made the detector fire.
+    public enum Cause: UInt8, Sendable {
+        /// The kiosk moved past the speed (a slide, a lift, a carry): it kept going one way for the
+        /// hold, or its reading turned across gravity as it did.
+        case moved
+        /// Its reading turned across gravity and stayed turned, nothing moving: the start of a
+        /// tilt.
+        case tilting
+        /// It stands tilted past the angle from where it was armed.
+        case tilted
+    }
+
     @usableFromInline let cos2Q30: Int64
     @usableFromInline let holdoff: Int64
     @usableFromInline var movement: Movement
@@ -24,6 +36,8 @@ public struct Tamper: Sendable {
     @usableFromInline var bucketEnd: Int64 = .min
     @usableFromInline var bucketMoved = false
     @usableFromInline var lastFired: Int64 = .min
+    /// Why the detector last fired (nil: not since it was armed).
+    @usableFromInline var lastCause: Cause?
     /// Whether the gravity estimate was tilted when the rest box was made (it does not change on
     /// the rest path).
     @usableFromInline var restTilted = false
@@ -54,6 +68,7 @@ public struct Tamper: Sendable {
         bucketEnd = .min
         bucketMoved = false
         lastFired = .min
+        lastCause = nil
     }
 
     /// Disarms the detector.
@@ -78,7 +93,7 @@ public struct Tamper: Sendable {
         }
         guard let moved = nextBucket(t) else { return false }
         let fired = moved || Tamper.tilted(g, from: reference, reference2: reference2, cos2Q30: cos2Q30)
-        if fired { lastFired = t }
+        if fired { fire(t, moved) }
         return fired
     }
 
@@ -131,8 +146,27 @@ public struct Tamper: Sendable {
         }
         guard let moved = nextBucket(s.t) else { return false }
         let fired = moved || restTilted
-        if fired { lastFired = s.t }
+        if fired { fire(s.t, moved) }
         return fired
+    }
+
+    /// Notes a firing at `t`, and why: the bucket's movement (moving past the speed as the bucket
+    /// closes, or only turned), or the tilt. Nothing of it on the sample path.
+    @inlinable @inline(never)
+    mutating func fire(_ t: Int64, _ moved: Bool) {
+        lastFired = t
+        lastCause = moved ? (movement.pushing ? .moved : .tilting) : .tilted
+    }
+
+    /// What the detector reads now, to say why it fired (read right after the sample that did):
+    /// the cause, and the movement's velocity, push and turn. `gravity`: the estimate of the moment.
+    public func reading(gravity: Vec3, at t: Int64) -> TamperReading? {
+        guard armed, let cause = lastCause else { return nil }
+        let v = movement.velocityMMs
+        return TamperReading(
+            cause: cause, velocityMMs: Vec3(Int32(clamping: v.x), Int32(clamping: v.y), Int32(clamping: v.z)),
+            pushMicros: movement.pushMicros(at: t), turnMilliG: movement.turnMilliG, baselineMilliG: movement.baselineMilliG,
+            gravity: gravity, reference: reference)
     }
 
     /// Moves the movement's baseline when it is due (a sample in the rest box once the box's
@@ -176,5 +210,32 @@ public struct Tamper: Sendable {
         movement.restart()
         bucketEnd = .min
         bucketMoved = false
+    }
+}
+
+/// What the tamper detector read when it fired: the figures behind its reason (`Tamper.reading`).
+public struct TamperReading: Equatable, Sendable {
+    /// Why it fired.
+    public var cause: Tamper.Cause
+    /// The kiosk's velocity, mm/s per axis (what the movement integrated).
+    public var velocityMMs: Vec3
+    /// How long the velocity has been past the speed in one direction, µs (nil: it is not).
+    public var pushMicros: Int64?
+    /// The low-passed turn of the reading across gravity, mg per axis, and the baseline it is
+    /// measured from, mg.
+    public var turnMilliG: Vec3
+    public var baselineMilliG: Vec3
+    /// The gravity estimate, and the orientation the detector was armed at, mg.
+    public var gravity: Vec3
+    public var reference: Vec3
+
+    public init(cause: Tamper.Cause, velocityMMs: Vec3, pushMicros: Int64?, turnMilliG: Vec3, baselineMilliG: Vec3, gravity: Vec3, reference: Vec3) {
+        self.cause = cause
+        self.velocityMMs = velocityMMs
+        self.pushMicros = pushMicros
+        self.turnMilliG = turnMilliG
+        self.baselineMilliG = baselineMilliG
+        self.gravity = gravity
+        self.reference = reference
     }
 }

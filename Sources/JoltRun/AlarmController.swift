@@ -19,8 +19,9 @@ package struct AlarmEffects {
     package var sound: (Bool) -> Void
     /// A transition as an event record.
     package var announce: (EventRecord) -> Void
-    /// The state, since when (stream µs) and since when on the wall clock (µs since 1970).
-    package var publish: (AlarmState, Int64, Int64) -> Void
+    /// The state, since when (stream µs) and since when on the wall clock (µs since 1970), and
+    /// the last trigger.
+    package var publish: (AlarmState, Int64, Int64, LastTrigger?) -> Void
 }
 
 /// The theft alarm as `jolt run` keeps it: the state machine (`Alarm`, pure, in JoltCore), its
@@ -45,6 +46,8 @@ package final class AlarmController {
     package private(set) var tamperRepeats = 0
     /// When it last triggered, monotonic µs (the latency to the buzzer is measured from here).
     package private(set) var triggeredAt: Int64?
+    /// What last triggered it, why and when (since this run started).
+    package private(set) var lastTrigger: LastTrigger?
     private var begun = false
 
     package init(settings: AlarmSettings, armedAtStart: Bool, store: AlarmStore?, effects: AlarmEffects) {
@@ -104,7 +107,7 @@ package final class AlarmController {
             effects.sound(true)
         }
         effects.announce(EventRecord(t: t, kind: .alarm(AlarmTransition(from: .disarmed, to: s.state, cause: .restored))))
-        effects.publish(alarm.state, alarm.since, sinceWall)
+        effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger)
     }
 
     /// What fresh detectors (at start, after a reload or a fault) take at their first sample
@@ -126,7 +129,7 @@ package final class AlarmController {
         default: tr = nil
         }
         alarm = a
-        return tr.flatMap { changed($0, at: t, gravity: gravity) }
+        return tr.flatMap { changed($0, at: t, gravity: gravity, reason: TriggerReason(cause: $0.cause, tamper: nil, shakePeak2: 0)) }
     }
 
     /// The events of a sample to show: while the alarm sounds, a tamper is counted (`jolt status`
@@ -140,18 +143,19 @@ package final class AlarmController {
     }
 
     /// The events of a sample at `t`: time passes (the grace period ends, a sounding alarm times
-    /// out), and an armed alarm triggers on what it watches. Returns what the detectors must do.
-    package func observe(_ e: Events, at t: Int64, gravity: Vec3) -> DetectorChange? {
+    /// out), and an armed alarm triggers on what it watches, for the reason the detectors give
+    /// (`reason`, asked only then). Returns what the detectors must do.
+    package func observe(_ e: Events, at t: Int64, gravity: Vec3, reason: (AlarmTransition.Cause) -> TriggerReason? = { _ in nil }) -> DetectorChange? {
         var a = alarm
         let tr = a.tick(at: t) ?? a.observe(e, at: t)
         alarm = a
-        return tr.flatMap { changed($0, at: t, gravity: gravity) }
+        return tr.flatMap { changed($0, at: t, gravity: gravity, reason: $0.to == .triggered ? reason($0.cause) : nil) }
     }
 
-    /// A transition: the buzzer first, then the event, systemd's status and MQTT, and last the
-    /// state on disk, which the store writes on its own thread (an SD card's fsync never holds up
-    /// the buzzer or the next poll of the chip).
-    private func changed(_ tr: AlarmTransition, at t: Int64, gravity: Vec3) -> DetectorChange? {
+    /// A transition: the buzzer first, then the event (with the trigger's reason), the journal,
+    /// systemd's status and MQTT, and last the state on disk, which the store writes on its own
+    /// thread (an SD card's fsync never holds up the buzzer or the next poll of the chip).
+    private func changed(_ tr: AlarmTransition, at t: Int64, gravity: Vec3, reason: TriggerReason?) -> DetectorChange? {
         let change = Alarm.change(after: tr, gravity: gravity)
         switch tr.to {
         case .armed: tamperReference = gravity
@@ -164,8 +168,13 @@ package final class AlarmController {
         }
         if (tr.to == .triggered) != (tr.from == .triggered) { effects.sound(tr.to == .triggered) }
         sinceWall = WallClock.nowMicros()
-        effects.announce(EventRecord(t: t, kind: .alarm(tr)))
-        effects.publish(alarm.state, alarm.since, sinceWall)
+        effects.announce(EventRecord(t: t, kind: .alarm(tr), reason: tr.to == .triggered ? reason : nil))
+        if tr.to == .triggered {
+            let last = LastTrigger(cause: tr.cause, reason: reason, wallMicros: sinceWall)
+            lastTrigger = last
+            Log.warning("alarm: triggered (\(last.text))")
+        }
+        effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger)
         store?.save(SavedAlarm(state: tr.to, sinceWallMicros: sinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference))
         return change
     }
@@ -181,5 +190,6 @@ package final class AlarmController {
     package var replyFields: [(String, JSON)] {
         [("alarm", true), ("state", .string(EventRecord.alarmName(alarm.state))), ("since", .decimal(EventRecord.seconds(alarm.since))),
          ("since_utc", .string(WallClock.iso8601(sinceWall))), ("tamper_repeats", .int(tamperRepeats))]
+            + (lastTrigger.map { [("last_trigger", $0.jsonValue)] } ?? [])
     }
 }

@@ -214,9 +214,9 @@ package final class RunCommand {
             let effects = AlarmEffects(
                 sound: { worker?.submit(.alarm(sounding: $0)) },
                 announce: { router.emit($0) },
-                publish: { state, since, sinceWall in
-                    notifier.send("STATUS=alarm \(EventRecord.alarmName(state))")
-                    bridge?.alarm(state, since: since, sinceWall: sinceWall)
+                publish: { state, since, sinceWall, last in
+                    notifier.send("STATUS=alarm \(EventRecord.alarmName(state))" + (state == .triggered ? (last.map { ": " + $0.text } ?? "") : ""))
+                    bridge?.alarm(state, since: since, sinceWall: sinceWall, lastTrigger: last)
                 })
             alarm = AlarmController(settings: a.settings, armedAtStart: a.armedAtStart, store: store, effects: effects)
         }

@@ -204,7 +204,8 @@ package struct RunSink: EngineSink {
         rearm = false
         let shown = alarm.shown(e)
         if !shown.isEmpty { route(shown, at: s.t, detectors: d) }
-        return alarm.observe(e, at: s.t, gravity: d.gravity) ?? first
+        let tamper = e.contains(.tamper) ? d.tamperReading(at: s.t) : nil, peak2 = e.contains(.shakeBegan) ? d.shakePeak2 : 0
+        return alarm.observe(e, at: s.t, gravity: d.gravity, reason: { TriggerReason(cause: $0, tamper: tamper, shakePeak2: peak2) }) ?? first
     }
 
     /// A sample's events as records, to the router.

@@ -204,6 +204,18 @@ def panel_sequence(seen):
           order[-3:] == ["arming", "armed_away", "triggered"], " → ".join(seen))
 
 
+async def panel_reason(ha):
+    async def attributes():
+        s = await ha.state("alarm_control_panel.jolt_kiosk_1_alarm")
+        a = (s or {}).get("attributes", {})
+        return a if a.get("last_trigger") else None
+    a = await ha.until(attributes, 10) or {}
+    check("the panel says why it triggered: a tamper, the lift's reason and its figure as attributes",
+          str(a.get("last_trigger", "")).startswith("tamper: ") and a.get("last_trigger_reason") in ("moved", "tilting", "tilt")
+          and (a.get("last_trigger_mm_s") is not None or a.get("last_trigger_deg") is not None),
+          json.dumps({k: v for k, v in a.items() if k.startswith("last_trigger")}))
+
+
 async def last_command(ha):
     s = await ha.state("sensor.jolt_kiosk_1_last_command")
     return s["state"] if s else None
@@ -324,6 +336,14 @@ async def templates(configs):
     long = value(last["value_template"], json.dumps({"command": "arm", "ok": False, "error": "x" * 1000}))
     if len(long) > 255:
         problems.append(f"a long refusal renders {len(long)} characters (a sensor keeps 255)")
+    trig = {"state": "triggered", "since": 3.5, "last_trigger": {"cause": "tamper", "reason": "moved", "mm_s": 61, "ms": 180,
+                                                             "text": "tamper: moved 61 mm/s for 180 ms", "utc": "2026-12-03T10:00:00Z"}}
+    expect("panel attributes after a trigger", json.loads(value(panel["json_attributes_template"], json.dumps(trig))),
+           {"last_trigger": "tamper: moved 61 mm/s for 180 ms", "last_trigger_cause": "tamper", "last_trigger_reason": "moved",
+            "last_trigger_mm_s": 61, "last_trigger_deg": None, "last_trigger_utc": "2026-12-03T10:00:00Z"})
+    expect("panel attributes before any trigger", json.loads(value(panel["json_attributes_template"], '{"state":"armed","since":1.0}')),
+           {"last_trigger": None, "last_trigger_cause": None, "last_trigger_reason": None, "last_trigger_mm_s": None,
+            "last_trigger_deg": None, "last_trigger_utc": None})
     attrs = json.loads(value(last["json_attributes_template"], '{"command":"arm","ok":true,"state":"arming"}'))
     expect("last command attributes", attrs, {"command": "arm", "ok": True, "error": None, "alarm_state": "arming"})
     samples = [{"event": "shake", "phase": p, "t": 1.5} for p in ("began", "ended", "cancelled")] + \
@@ -362,6 +382,7 @@ async def main():
             await entities(ha, version, kiosk)
             await tracking
             panel_sequence(seen)
+            await panel_reason(ha)
             configs = discovery_configs("kiosk-1")
             await commands(ha, kiosk)
             await events(ha)

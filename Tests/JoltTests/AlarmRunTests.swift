@@ -55,14 +55,15 @@ struct AlarmRunTests {
             done.signal()
         }
         // Wait until it sounds, then let it sound a while, then disarm.
-        var state = ""
+        var state = "", statusReply = ""
         let start = Date()
         while Date().timeIntervalSince(start) < 5 {
             sleepFor(0.05)
             guard let reply = try? ControlClient.request("status", socket: sock) else { continue }
-            if reply.contains("\"state\":\"triggered\"") { state = "triggered"; break }
+            if reply.contains("\"state\":\"triggered\"") { state = "triggered"; statusReply = reply; break }
         }
         #expect(state == "triggered")
+        #expect(statusReply.contains("\"last_trigger\":{\"cause\":\"tamper\",\"reason\":"), "status says why: \(statusReply)")
         sleepFor(1.2)
         let disarmRequested = Sys.monotonicMicros()
         let disarm = try ControlClient.request("disarm", socket: sock)
@@ -86,8 +87,11 @@ struct AlarmRunTests {
         #expect(changes.last?.1 == false && changes.last!.0 - disarmedAt < 500_000, "silent at once after the disarm")
         #expect(buzzer.isReleased)
         let events = out.text.split(separator: "\n").map(String.init)
-        #expect(events.contains { $0.contains("\"event\":\"tamper\"") })
-        #expect(events.contains { $0.contains("\"state\":\"triggered\"") && $0.contains("\"cause\":\"tamper\"") })
+        // The lift says why, in the tamper event and in the alarm's: it moved (how fast, how long)
+        // or it tilted (how far).
+        let why = ["\"reason\":\"moved\",\"mm_s\":", "\"reason\":\"tilting\",\"deg\":", "\"reason\":\"tilt\",\"deg\":"]
+        #expect(events.contains { $0.contains("\"event\":\"tamper\"") && why.contains(where: $0.contains) })
+        #expect(events.contains { $0.contains("\"state\":\"triggered\"") && $0.contains("\"cause\":\"tamper\"") && why.contains(where: $0.contains) })
         #expect(events.contains { $0.contains("\"state\":\"disarmed\"") && $0.contains("\"cause\":\"disarm\"") })
         #expect(!FileManager.default.fileExists(atPath: sock), "the socket is removed on exit")
     }

@@ -194,6 +194,11 @@ public enum JoltCLI {
             out.write("this board has no alarm\n")
         } else {
             out.write("alarm \(field("state") ?? "?") since \(field("since_utc") ?? "t=\(field("since") ?? "?") s")\n")
+            if case .object(let last)? = o.first(where: { $0.key == "last_trigger" })?.value.value,
+               case .string(let text)? = last.first(where: { $0.key == "text" })?.value.value {
+                let at = last.first(where: { $0.key == "utc" }).flatMap { if case .string(let u) = $0.value.value { return " at " + u } else { return nil } }
+                out.write("last trigger: \(text)\(at ?? "")\n")
+            }
         }
         if let v = field("version") {
             out.write("jolt \(v), sensor \(field("sensor") ?? "?"), \(field("samples") ?? "?") samples, \(field("events") ?? "?") events\n")

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JoltCore
+import JoltJSON
+import JoltSupport
+import JoltTrace
+
+/// Why a tamper fired or the alarm triggered, with the figure an owner reads: a slide or a lift
+/// (`moved`: how fast, for how long), the start of a tilt (`tilting`) or a tilt (`tilt`: by how
+/// many degrees), a shake (its peak), a flip, or the panel's trigger (`panic`).
+///
+/// In the JSON of a `tamper` event and an alarm's `triggered` event, as added keys:
+///   "reason":"moved","mm_s":61,"ms":180     "reason":"tilt","deg":12.4
+///   "reason":"tilting","deg":2.1            "reason":"shake","peak_g":2.41
+///   "reason":"flip"                         "reason":"panic"
+public struct TriggerReason: Equatable, Sendable {
+    public enum Kind: String, Sendable {
+        case moved, tilting, tilt, shake, flip, panic
+    }
+
+    public var kind: Kind
+    /// Moved: the speed when it fired, mm/s, and how long it had kept going one way, ms.
+    public var speedMMs: Int?
+    public var millis: Int?
+    /// Tilt, tilting: the angle, tenths of a degree (from the armed orientation; for the start of
+    /// a tilt, across gravity from where the kiosk stood).
+    public var deciDegrees: Int?
+    /// Shake: its largest dynamic acceleration, mg.
+    public var peakMilliG: Int32?
+
+    public init(_ kind: Kind, speedMMs: Int? = nil, millis: Int? = nil, deciDegrees: Int? = nil, peakMilliG: Int32? = nil) {
+        self.kind = kind
+        self.speedMMs = speedMMs
+        self.millis = millis
+        self.deciDegrees = deciDegrees
+        self.peakMilliG = peakMilliG
+    }
+
+    /// The reason the tamper detector gives for what it read when it fired.
+    public init(_ r: TamperReading) {
+        switch r.cause {
+        case .moved:
+            let v = r.velocityMMs
+            let speed = (Double(v.x) * Double(v.x) + Double(v.y) * Double(v.y) + Double(v.z) * Double(v.z)).squareRoot()
+            self.init(.moved, speedMMs: Int(speed.rounded()), millis: r.pushMicros.map { Int(($0 + 500) / 1000) })
+        case .tilting:
+            // The turn is across the baseline: the angle whose tangent is their ratio.
+            let turn = Self.length(r.turnMilliG), base = Self.length(r.baselineMilliG)
+            self.init(.tilting, deciDegrees: base > 0 ? Self.deci(atan2(turn, base)) : nil)
+        case .tilted:
+            self.init(.tilt, deciDegrees: Self.angle(r.gravity, r.reference).map(Self.deci))
+        }
+    }
+
+    /// The reason for an alarm that `cause` triggered: the tamper's reading, a shake's peak
+    /// (squared, mg²; 0 unknown), a flip, the panel.
+    public init?(cause: AlarmTransition.Cause, tamper: TamperReading?, shakePeak2: Int64) {
+        switch cause {
+        case .tamper:
+            guard let tamper else { return nil }
+            self.init(tamper)
+        case .shake:
+            self.init(.shake, peakMilliG: shakePeak2 > 0 ? Int32(clamping: EventBuilder.isqrt(shakePeak2)) : nil)
+        case .flip: self.init(.flip)
+        case .panic: self.init(.panic)
+        case .armCommand, .disarmCommand, .graceOver, .timeout, .restored: return nil
+        }
+    }
+
+    /// The keys it adds to an event's JSON.
+    public var jsonFields: [(String, JSON)] {
+        var f: [(String, JSON)] = [("reason", .string(kind.rawValue))]
+        if let s = speedMMs { f.append(("mm_s", .int(s))) }
+        if let m = millis { f.append(("ms", .int(m))) }
+        if let d = deciDegrees { f.append(("deg", .decimal(TraceWriter.decimal(Int64(d), places: 1, trim: false)))) }
+        if let p = peakMilliG { f.append(("peak_g", .decimal(EventRecord.g(p)))) }
+        return f
+    }
+
+    /// What an owner reads: "moved 61 mm/s for 180 ms", "tilted 12.4°", "shaken (peak 2.41 g)".
+    public var text: String {
+        let deg = deciDegrees.map { " " + TraceWriter.decimal(Int64($0), places: 1, trim: false) + "°" } ?? ""
+        switch kind {
+        case .moved:
+            // "for 0 ms": it fired (on its turn) as it passed the speed; nothing to say.
+            return "moved" + (speedMMs.map { " \($0) mm/s" } ?? "") + (millis.flatMap { $0 > 0 ? " for \($0) ms" : nil } ?? "")
+        case .tilting: return "tilting" + deg
+        case .tilt: return "tilted" + deg
+        case .shake: return "shaken" + (peakMilliG.map { " (peak \(EventRecord.g($0)) g)" } ?? "")
+        case .flip: return "turned face down"
+        case .panic: return "triggered from the panel"
+        }
+    }
+
+    static func length(_ v: Vec3) -> Double {
+        (Double(v.x) * Double(v.x) + Double(v.y) * Double(v.y) + Double(v.z) * Double(v.z)).squareRoot()
+    }
+
+    /// The angle between two vectors, radians (nil: either is zero): atan2 of the cross product's
+    /// length and the dot product, which keeps small angles exact.
+    static func angle(_ a: Vec3, _ b: Vec3) -> Double? {
+        let ax = Double(a.x), ay = Double(a.y), az = Double(a.z), bx = Double(b.x), by = Double(b.y), bz = Double(b.z)
+        let cx = ay * bz - az * by, cy = az * bx - ax * bz, cz = ax * by - ay * bx
+        let dot = ax * bx + ay * by + az * bz
+        let cross = (cx * cx + cy * cy + cz * cz).squareRoot()
+        guard cross != 0 || dot != 0 else { return nil }
+        return atan2(cross, dot)
+    }
+
+    /// Radians in tenths of a degree, rounded.
+    static func deci(_ radians: Double) -> Int { Int((radians * 1800 / Double.pi).rounded()) }
+}
+
+/// The alarm's last trigger, as `jolt status`, MQTT's state topic and Home Assistant's panel
+/// show it: what triggered it, why, and when.
+public struct LastTrigger: Equatable, Sendable {
+    public var cause: AlarmTransition.Cause
+    public var reason: TriggerReason?
+    /// When, on the wall clock, µs since 1970.
+    public var wallMicros: Int64
+
+    public init(cause: AlarmTransition.Cause, reason: TriggerReason?, wallMicros: Int64) {
+        self.cause = cause
+        self.reason = reason
+        self.wallMicros = wallMicros
+    }
+
+    /// "tamper: moved 61 mm/s for 180 ms", "shake: shaken (peak 2.41 g)", "panic".
+    public var text: String {
+        let c = EventRecord.causeName(cause)
+        guard let r = reason, r.kind.rawValue != c else { return reason?.text ?? c }
+        return c + ": " + r.text
+    }
+
+    /// {"cause":"tamper","reason":"moved","mm_s":61,"ms":180,"text":"tamper: moved 61 mm/s for 180 ms","utc":"…"}
+    public var jsonValue: JSON {
+        var f: [(String, JSON)] = [("cause", .string(EventRecord.causeName(cause)))]
+        if let reason { f += reason.jsonFields }
+        f.append(("text", .string(text)))
+        f.append(("utc", .string(WallClock.iso8601(wallMicros))))
+        return .members(f)
+    }
+}
