@@ -11,6 +11,7 @@ import JoltCore
 import JoltLinux
 import JoltTrace
 import JoltTestSupport
+import Synchronization
 import Testing
 
 /// A trace of a kiosk lying still, tilted `degrees` about the y axis, for `seconds` at 100 Hz.
@@ -399,15 +400,15 @@ struct ControlSocketSecurityTests {
         // A mode that would let anyone in (the profile loader refuses this; a mistake by hand).
         nonisolated(unsafe) let server = try ControlServer(config: ControlConfig(socket: path, mode: 0o666))
         defer { server.close() }
-        nonisolated(unsafe) var done = false
+        let done = StopFlag()
         let t = Thread {
-            while !done {
+            while !done.isSet {
                 server.service { _ in .now("{\"ok\":true,\"alarm\":true,\"state\":\"disarmed\",\"since\":0}") }
                 usleep(5_000)
             }
         }
         t.start()
-        defer { done = true; usleep(20_000) }
+        defer { done.set(); usleep(20_000) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", packageRoot + "/.build/debug/jolt", "disarm", "--socket", path]
@@ -528,4 +529,11 @@ struct SmallerHolesTests {
         #expect(lines.contains { $0.contains("\"state\":\"triggered\"") })
         #expect(cmd.tamperRepeats > 10, "\(cmd.tamperRepeats) repeats counted over five sounding minutes")
     }
+}
+
+/// A stop flag a test's server thread polls: set once by the test, read by the thread.
+private final class StopFlag: Sendable {
+    private let flag = Mutex(false)
+    var isSet: Bool { flag.withLock { $0 } }
+    func set() { flag.withLock { $0 = true } }
 }
