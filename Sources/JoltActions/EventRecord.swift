@@ -118,6 +118,7 @@ public struct EventRecord: Equatable, Sendable {
         case .timeout: return "timeout"
         case .restored: return "restored"
         case .panic: return "panic"
+        case .sensor: return "sensor"
         }
     }
 

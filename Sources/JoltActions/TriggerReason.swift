@@ -8,19 +8,22 @@ import JoltTrace
 
 /// Why a tamper fired or the alarm triggered, with the figure an owner reads: a slide or a lift
 /// (`moved`: how fast, for how long), the start of a tilt (`tilting`) or a tilt (`tilt`: by how
-/// many degrees), a shake (its peak), a flip, or the panel's trigger (`panic`).
+/// many degrees), a shake (its peak), a flip, the panel's trigger (`panic`), or a sensor that went
+/// silent (`sensor`: for how long).
 ///
 /// In the JSON of a `tamper` event and an alarm's `triggered` event, as added keys:
 ///   "reason":"moved","mm_s":61,"ms":180     "reason":"tilt","deg":12.4
 ///   "reason":"tilting","deg":2.1            "reason":"shake","peak_g":2.41
 ///   "reason":"flip"                         "reason":"panic"
+///   "reason":"sensor","ms":2000
 public struct TriggerReason: Equatable, Sendable {
     public enum Kind: String, Sendable {
-        case moved, tilting, tilt, shake, flip, panic
+        case moved, tilting, tilt, shake, flip, panic, sensor
     }
 
     public var kind: Kind
-    /// Moved: the speed when it fired, mm/s, and how long it had kept going one way, ms.
+    /// Moved: the speed when it fired, mm/s, and how long it had kept going one way, ms. Sensor:
+    /// how long it had sent nothing, ms.
     public var speedMMs: Int?
     public var millis: Int?
     /// Tilt, tilting: the angle, tenths of a degree (from the armed orientation; for the start of
@@ -64,8 +67,14 @@ public struct TriggerReason: Equatable, Sendable {
             self.init(.shake, peakMilliG: shakePeak2 > 0 ? Int32(clamping: EventBuilder.isqrt(shakePeak2)) : nil)
         case .flip: self.init(.flip)
         case .panic: self.init(.panic)
+        case .sensor: return nil   // the run loop knows for how long (`init(sensorSilentMicros:)`)
         case .armCommand, .disarmCommand, .graceOver, .timeout, .restored: return nil
         }
+    }
+
+    /// The reason for an alarm that a silent sensor triggered: silent for `micros`.
+    public init(sensorSilentMicros micros: Int64) {
+        self.init(.sensor, millis: Int((micros + 500) / 1000))
     }
 
     /// The keys it adds to an event's JSON.
@@ -78,7 +87,8 @@ public struct TriggerReason: Equatable, Sendable {
         return f
     }
 
-    /// What an owner reads: "moved 61 mm/s for 180 ms", "tilted 12.4°", "shaken (peak 2.41 g)".
+    /// What an owner reads: "moved 61 mm/s for 180 ms", "tilted 12.4°", "shaken (peak 2.41 g)",
+    /// "sensor silent for 2000 ms".
     public var text: String {
         let deg = deciDegrees.map { " " + TraceWriter.decimal(Int64($0), places: 1, trim: false) + "°" } ?? ""
         switch kind {
@@ -90,6 +100,7 @@ public struct TriggerReason: Equatable, Sendable {
         case .shake: return "shaken" + (peakMilliG.map { " (peak \(EventRecord.g($0)) g)" } ?? "")
         case .flip: return "turned face down"
         case .panic: return "triggered from the panel"
+        case .sensor: return "sensor silent" + (millis.map { " for \($0) ms" } ?? "")
         }
     }
 

@@ -231,6 +231,7 @@ extension BoardProfile {
         if let v = try r.bool("armed_at_start") { a.armedAtStart = v }
         if let v = try r.integer("arming_ms", 0...3_600_000, "ms") { a.settings.armingMillis = v }
         if let v = try r.integer("max_sound_ms", 0...86_400_000, "ms") { a.settings.maxSoundMillis = v }
+        if let v = try r.integer("sensor_lost_ms", 0...600_000, "ms") { a.settings.sensorLostMillis = v }
         if let n = r.node("triggers") {
             guard case .array(let items) = n.value else { throw r.fail("triggers", n, "must be a list like [\"shake\", \"flip\", \"tamper\"]") }
             var t = AlarmTriggers()

@@ -32,11 +32,15 @@ public struct AlarmSettings: Equatable, Sendable {
     public var maxSoundMillis: Int32
     /// What triggers it.
     public var triggers: AlarmTriggers
+    /// Armed, a sensor that sends nothing for this long triggers it, ms (0: never): a cut cable,
+    /// a chip pulled off, a frozen chip. The sensor is part of the alarm, as a trusted panel's are.
+    public var sensorLostMillis: Int32
 
-    public init(armingMillis: Int32 = 10_000, maxSoundMillis: Int32 = 300_000, triggers: AlarmTriggers = .all) {
+    public init(armingMillis: Int32 = 10_000, maxSoundMillis: Int32 = 300_000, triggers: AlarmTriggers = .all, sensorLostMillis: Int32 = 2_000) {
         self.armingMillis = armingMillis
         self.maxSoundMillis = maxSoundMillis
         self.triggers = triggers
+        self.sensorLostMillis = sensorLostMillis
     }
 }
 
@@ -56,6 +60,8 @@ public struct AlarmTransition: Equatable, Sendable {
         case restored
         /// Triggered by hand (Home Assistant's panel: "trigger"), whatever the state.
         case panic
+        /// The sensor sent nothing for `sensor_lost_ms`.
+        case sensor
     }
 
     public init(from: AlarmState, to: AlarmState, cause: Cause) {
@@ -75,7 +81,10 @@ public struct Alarm: Sendable {
     public var since: Int64 { _since }
     @usableFromInline var _since: Int64 = 0
     let arming: Int64
-    let maxSound: Int64
+    /// A sounding alarm re-arms after this, µs (0: never).
+    public let maxSound: Int64
+    /// Armed, no data from the sensor for this long triggers it, µs (0: never).
+    public let sensorLost: Int64
     /// What triggers the alarm.
     public let triggers: AlarmTriggers
 
@@ -83,13 +92,21 @@ public struct Alarm: Sendable {
     public init(settings s: AlarmSettings) {
         arming = Int64(s.armingMillis) * Units.microsPerMilli
         maxSound = Int64(s.maxSoundMillis) * Units.microsPerMilli
+        sensorLost = Int64(s.sensorLostMillis) * Units.microsPerMilli
         triggers = s.triggers
     }
 
+    /// Whether a lost sensor has triggered it and has not come back since: it does not trigger
+    /// again after `max_sound_ms` for the same loss (a panel's "swinger" rule: a zone still in
+    /// alarm when the siren stops stays quiet until it restores), only after it is back or the
+    /// alarm is armed anew.
+    public private(set) var sensorReported = false
+
     /// Puts the alarm in `state` since `since` (to carry a state across a change of settings).
-    public mutating func restore(state: AlarmState, since: Int64) {
+    public mutating func restore(state: AlarmState, since: Int64, sensorReported: Bool = false) {
         _state = state
         _since = since
+        self.sensorReported = sensorReported
     }
 
     /// Whether the buzzer should sound now.
@@ -107,6 +124,7 @@ public struct Alarm: Sendable {
     /// changes nothing.
     public mutating func arm(at t: Int64) -> AlarmTransition? {
         guard state == .disarmed else { return nil }
+        sensorReported = false
         return arming > 0 ? go(.arming, .armCommand, t) : go(.armed, .armCommand, t)
     }
 
@@ -131,6 +149,22 @@ public struct Alarm: Sendable {
         default:
             return nil
         }
+    }
+
+    /// The sensor has sent nothing for `silent` µs (it stopped answering, or its data stopped
+    /// changing) at `t`: time passes, and an armed alarm triggers once that is `sensor_lost_ms`
+    /// or more. A sensor lost while disarmed or in the grace period triggers nothing until the
+    /// alarm watches.
+    public mutating func sensorSilent(for silent: Int64, at t: Int64) -> AlarmTransition? {
+        if let tr = tick(at: t) { return tr }
+        guard state == .armed, sensorLost > 0, silent >= sensorLost, !sensorReported else { return nil }
+        sensorReported = true
+        return go(.triggered, .sensor, t)
+    }
+
+    /// The sensor sends data again: a later loss triggers anew.
+    public mutating func sensorBack() {
+        sensorReported = false
     }
 
     /// Offers detector events at `t`; an armed alarm triggers on those it is set to watch.

@@ -152,6 +152,35 @@ package final class AlarmController {
         return tr.flatMap { changed($0, at: t, gravity: gravity, reason: $0.to == .triggered ? reason($0.cause) : nil) }
     }
 
+    /// While the sensor is lost (faulted, or re-probed but not yet sending data that changes):
+    /// it has sent nothing for `silent` µs at `t` (a stream time). Time passes, and an armed alarm
+    /// triggers once that is `sensor_lost_ms`, with reason `sensor`.
+    package func sensorSilent(for silent: Int64, at t: Int64, gravity: Vec3) -> DetectorChange? {
+        var a = alarm
+        let tr = a.sensorSilent(for: silent, at: t)
+        alarm = a
+        return tr.flatMap { changed($0, at: t, gravity: gravity, reason: $0.to == .triggered ? TriggerReason(sensorSilentMicros: silent) : nil) }
+    }
+
+    /// The sensor is back (the chip answers with data that changes): a later loss triggers anew.
+    package func sensorBack() {
+        alarm.sensorBack()
+    }
+
+    /// While the sensor is lost, when (µs after its last data) the alarm next needs the loop: an
+    /// armed alarm at `sensor_lost_ms`; one in its grace period soon (its grace ends on time,
+    /// samples or not); nil when nothing waits on the sensor's silence.
+    package func nextSilenceCheck(silent: Int64) -> Int64? {
+        switch alarm.state {
+        case .armed: return alarm.sensorLost > 0 && !alarm.sensorReported ? max(alarm.sensorLost, silent) : nil
+        case .arming: return silent + Self.silentTickMicros
+        case .triggered, .disarmed: return alarm.state == .triggered && alarm.maxSound > 0 ? silent + Self.silentTickMicros : nil
+        }
+    }
+
+    /// How often time passes for the alarm while no samples come and something waits on it.
+    static let silentTickMicros: Int64 = 100_000
+
     /// A transition: the buzzer first, then the event (with the trigger's reason), the journal,
     /// systemd's status and MQTT, and last the state on disk, which the store writes on its own
     /// thread (an SD card's fsync never holds up the buzzer or the next poll of the chip).
@@ -182,7 +211,7 @@ package final class AlarmController {
     /// New settings from a reload: the same state, since the same time.
     package func reconfigure(_ s: AlarmSettings) {
         var a = Alarm(settings: s)
-        a.restore(state: alarm.state, since: alarm.since)
+        a.restore(state: alarm.state, since: alarm.since, sensorReported: alarm.sensorReported)
         alarm = a
     }
 

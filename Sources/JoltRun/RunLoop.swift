@@ -75,12 +75,18 @@ package struct RunLoop {
         // reload, was its own doing: no stall.
         engine.resume(now: clock.now)
         while true {
-            let ready = wait(until: engine.nextPoll)
+            let ready = wait(until: nextWake())
             var turn = Turn(gravity: d.gravity)
             for (w, r) in zip(wakeups, ready) { w.handle(r, &turn) }
             for c in turn.changes { engine.apply(c, to: &d) }
             if let outcome = turn.outcome { return outcome }
             let now = clock.now
+            // A lost sensor is part of the alarm: time passes for it without samples, and armed,
+            // a sensor silent for `sensor_lost_ms` triggers it.
+            if let alarm, engine.supervisor.phase != .running {
+                let silent = now - engine.lastData
+                if let c = alarm.sensorSilent(for: silent, at: engine.streamNow + silent, gravity: d.gravity) { engine.apply(c, to: &d) }
+            }
             if now < engine.nextPoll { continue }   // woken early by a request
             counters.wakeups += 1
             if watcher?.woke(now: now) == true { return .done }
@@ -94,6 +100,14 @@ package struct RunLoop {
             if let limit = limitMicros, engine.streamMicros >= limit { return .done }
             if hw.exhausted && (frames == 0 || !engine.sensor.usesFIFO) { return .done }
         }
+    }
+
+    /// When the loop must wake next (run clock): the chip's next poll, or sooner while the sensor
+    /// is lost and the alarm waits on its silence.
+    func nextWake() -> Int64 {
+        guard let alarm, engine.supervisor.phase != .running,
+              let after = alarm.nextSilenceCheck(silent: clock.now - engine.lastData) else { return engine.nextPoll }
+        return min(engine.nextPoll, engine.lastData + after)
     }
 
     /// Waits until `deadline` (run clock) or a wake-up; which of the wake-ups' descriptors woke it.
@@ -173,6 +187,7 @@ package struct RunSink: EngineSink {
         let what: String
         switch g.cause {
         case .recovered(let attempts):
+            alarm?.sensorBack()
             what = "\(sensor.identity) at 0x\(hex(sensor.address)) answering again after \(attempts) re-probe\(attempts == 1 ? "" : "s")"
         case .overflow, .stall:
             let cause = g.cause == .overflow

@@ -180,6 +180,35 @@ struct FlipTamperAlarmTests {
         #expect(b.disarm(at: 1_000_000_001)?.to == .disarmed)
     }
 
+    @Test("alarm: a silent sensor triggers it once armed, once per loss, and never when sensor_lost_ms is 0")
+    func alarmSensorLost() {
+        let lost: Int64 = 2_000_000
+        var a = Alarm(settings: AlarmSettings(armingMillis: 1000, maxSoundMillis: 10_000, sensorLostMillis: 2000))
+        #expect(a.sensorSilent(for: 5_000_000, at: 0) == nil, "disarmed: a lost sensor is only a fault")
+        _ = a.arm(at: 0)
+        #expect(a.sensorSilent(for: 5_000_000, at: 500_000) == nil, "in the grace period")
+        // The grace period ends without samples: time passes through the silence checks.
+        #expect(a.sensorSilent(for: 5_000_000, at: 1_000_000) == AlarmTransition(from: .arming, to: .armed, cause: .graceOver))
+        #expect(a.sensorSilent(for: 5_000_000, at: 1_100_000) == AlarmTransition(from: .armed, to: .triggered, cause: .sensor),
+                "armed with the sensor already lost: it triggers as the grace period ends")
+        #expect(a.sensorSilent(for: 6_000_000, at: 2_000_000) == nil, "already sounding")
+        // The siren stops after max_sound_ms; the same loss does not trigger it again…
+        #expect(a.sensorSilent(for: 15_000_000, at: 11_100_000) == AlarmTransition(from: .triggered, to: .armed, cause: .timeout))
+        #expect(a.sensorSilent(for: 16_000_000, at: 12_000_000) == nil, "the same loss, after the siren stopped")
+        // …a new one does, once the sensor was back.
+        a.sensorBack()
+        #expect(a.sensorSilent(for: lost - 1, at: 20_000_000) == nil, "silent, but not yet for sensor_lost_ms")
+        #expect(a.sensorSilent(for: lost, at: 20_000_001) == AlarmTransition(from: .armed, to: .triggered, cause: .sensor))
+        // Disarmed and armed anew with the sensor still lost: it triggers again.
+        _ = a.disarm(at: 21_000_000)
+        _ = a.arm(at: 21_000_000)
+        _ = a.sensorSilent(for: lost, at: 22_000_000)
+        #expect(a.sensorSilent(for: lost, at: 22_000_001)?.cause == .sensor)
+        var off = Alarm(settings: AlarmSettings(armingMillis: 0, sensorLostMillis: 0))
+        _ = off.arm(at: 0)
+        #expect(off.sensorSilent(for: 3_600_000_000, at: 1_000_000) == nil, "sensor_lost_ms 0: never")
+    }
+
     @Test("alarm step arms the tamper detector when watching starts and disarms it after")
     func alarmFollowsTamper() {
         var d = DefaultDetectors(settings(rate: 100))

@@ -142,16 +142,10 @@ struct FaultRunTests {
         return tempFile(text, name: "kiosk.csv")
     }
 
-    @Test("an armed alarm stays armed through a fault; a kiosk moved while its sensor was out triggers it on recovery", arguments: [false, true])
+    @Test("sensor_lost_ms longer than the silence (the 4.5 s unplug, then the re-probes' back-off: 6.5 s): an armed alarm stays armed through a fault; a kiosk moved while its sensor was out triggers it on recovery", arguments: [false, true])
     func alarmThroughFault(tilt: Bool) throws {
-        let sock = socketPath()
-        let board = try kioskBoard(socket: sock, extra: #""sim": { "chip": "mpu6050", "motion": "rest", "faults": [{"kind": "unplug", "at_s": 5.5, "for_s": 4.5}] },"#)
-        let text = try String(contentsOfFile: board, encoding: .utf8).edited(#""sim": { "chip": "mpu6050", "motion": "lift", "at_end": "rest" },"#, "")
-        let path = tempFile(text, name: "kiosk-faults.json")
-        let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
-        let (cmd, lines) = try runFast(path, seconds: 20, trace: kioskTrace(tilt: tilt), outputs: ["buzzer": buzzer])
-        let names = lines.map { "\($0["event"]!)\($0["state"].map { ".\($0)" } ?? "")" }
-        #expect(names.filter { $0 == "fault" }.count == 1 && names.filter { $0 == "recovered" }.count == 1, "\(names)")
+        let (cmd, names, buzzer, lines) = try kioskThroughOutage(tilt: tilt, sensorLostMillis: 10_000)
+        #expect(names.filter { $0 == "fault" }.count == 1 && names.filter { $0 == "recovered" }.count == 1, "\(lines)")
         #expect(!names.contains("shake"), "the shake happened while the sensor was out: \(names)")
         if tilt {
             #expect(names.contains("tamper") && names.contains("alarm.triggered"), "\(names)")
@@ -163,6 +157,44 @@ struct FaultRunTests {
             #expect(buzzer.changes.isEmpty)
         }
         #expect(buzzer.isReleased && !buzzer.isActive)
+    }
+
+    @Test("a cut sensor is an alarm: armed, 2 s without data triggers it with reason sensor, once; 0 turns that off", arguments: [false, true])
+    func sensorLostTriggers(tilt: Bool) throws {
+        let (cmd, names, buzzer, lines) = try kioskThroughOutage(tilt: tilt, sensorLostMillis: 2000)
+        #expect(Array(names.prefix(5)) == ["alarm.arming", "alarm.armed", "fault", "alarm.triggered", "recovered"], "\(names)")
+        #expect(names.filter { $0 == "alarm.triggered" }.count == 1, "one trigger for one loss: \(names)")
+        let fault = try #require(lines.first { $0["event"] as? String == "fault" })
+        let trig = try #require(lines.first { $0["state"] as? String == "triggered" })
+        #expect(trig["cause"] as? String == "sensor" && trig["reason"] as? String == "sensor", "\(trig)")
+        // Silent for sensor_lost_ms (checked to the loop's wake-up, not to the next re-probe),
+        // counted from the last data, which the fault's time marks.
+        let ms = try #require(trig["ms"] as? Int)
+        #expect(ms >= 2000 && ms < 2010, "silent for \(ms) ms")
+        let t = try #require(trig["t"] as? Double), faultT = try #require(fault["t"] as? Double)
+        #expect(Swift.abs(t - faultT - Double(ms) / 1000) < 0.011, "triggered at \(t) s, the fault at \(faultT) s: \(lines)")
+        #expect(cmd.alarm?.state == .triggered && cmd.alarm?.lastTrigger?.text == "sensor silent for \(ms) ms")
+        #expect(buzzer.changes.first?.1 == true)
+        #expect(buzzer.isReleased && !buzzer.isActive)
+
+        let (offCmd, offNames, offBuzzer, _) = try kioskThroughOutage(tilt: false, sensorLostMillis: 0)
+        #expect(offNames == ["alarm.arming", "alarm.armed", "fault", "recovered"], "\(offNames)")
+        #expect(offCmd.alarm?.state == .armed && offBuzzer.changes.isEmpty)
+    }
+
+    /// The kiosk board armed, its sensor unplugged from 5.5 to 10 s (`kioskTrace`), run for 20 s
+    /// of simulated time with `alarm.sensor_lost_ms` set.
+    func kioskThroughOutage(tilt: Bool, sensorLostMillis: Int) throws -> (RunCommand, [String], SimOutput, [[String: Any]]) {
+        let sock = socketPath()
+        let board = try kioskBoard(socket: sock, extra: #""sim": { "chip": "mpu6050", "motion": "rest", "faults": [{"kind": "unplug", "at_s": 5.5, "for_s": 4.5}] },"#)
+        let text = try String(contentsOfFile: board, encoding: .utf8)
+            .edited(#""sim": { "chip": "mpu6050", "motion": "lift", "at_end": "rest" },"#, "")
+            .edited(#""sensor_lost_ms": 2000"#, "\"sensor_lost_ms\": \(sensorLostMillis)")
+        let path = tempFile(text, name: "kiosk-faults.json")
+        let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
+        let (cmd, lines) = try runFast(path, seconds: 20, trace: kioskTrace(tilt: tilt), outputs: ["buzzer": buzzer])
+        let names = lines.map { "\($0["event"]!)\($0["state"].map { ".\($0)" } ?? "")" }
+        return (cmd, names, buzzer, lines)
     }
 
     @Test("a triggered alarm keeps sounding its cadence through a fault, in real time")
