@@ -27,6 +27,9 @@ package final class ActionEngine {
     package let alarmPattern: Pattern
     package let printer: EventPrinter?
     package let boardName: String
+    /// The board profile's file, absolute ("" for a built-in board): a command's `$JOLT_BOARD`,
+    /// so that a `jolt` it runs finds the same board.
+    package let boardFile: String
     package let log: Logger
     package var players: [String: PatternPlayer] = [:]
     package var alarmPlayer: PatternPlayer?
@@ -37,13 +40,14 @@ package final class ActionEngine {
     package private(set) var droppedCommands = 0
     package static let maxChildren = 8
 
-    package init(outputs: [String: OutputLine], alarmOutput: String?, alarmPattern: Pattern, printer: EventPrinter?, boardName: String, log: Logger = .standard) {
+    package init(outputs: [String: OutputLine], alarmOutput: String?, alarmPattern: Pattern, printer: EventPrinter?, boardName: String, boardFile: String = "", log: Logger = .standard) {
         self.log = log
         self.outputs = outputs
         self.alarmOutput = alarmOutput
         self.alarmPattern = alarmPattern
         self.printer = printer
         self.boardName = boardName
+        self.boardFile = boardFile
         for name in outputs.keys { levels[name] = false }
     }
 
@@ -116,7 +120,10 @@ package final class ActionEngine {
             log.warning("command \(argv[0]) not run for \(record.bindingName): \(Self.maxChildren) commands still running (\(droppedCommands) dropped so far)")
             return
         }
-        var env = ["JOLT_EVENT=\(record.bindingName)", "JOLT_T=\(EventRecord.seconds(record.t))", "JOLT_JSON=\(record.json)", "JOLT_BOARD=\(boardName)"]
+        // $JOLT_BOARD is what every jolt command reads as its board profile: the file, never the
+        // name (a `jolt output buzzer --beep 1` run by an action finds the running jolt's board).
+        var env = ["JOLT_EVENT=\(record.bindingName)", "JOLT_T=\(EventRecord.seconds(record.t))", "JOLT_JSON=\(record.json)", "JOLT_BOARD_NAME=\(boardName)"]
+        if !boardFile.isEmpty { env.append("JOLT_BOARD=\(boardFile)") }
         switch record.kind {
         case .shake(let p): env.append("JOLT_PHASE=\(EventRecord.phaseName(p))")
         case .flip(let s): env.append("JOLT_STATE=\(EventRecord.stateName(s))")

@@ -154,7 +154,7 @@ extension BoardProfile {
             b.mount.gyroOffset = g
         }
         b.detection = try parseDetection(try r.object("detection"), sensitivity: sensitivity)
-        if let s = try r.object("sim") { b.sim = try parseSim(s) }
+        if let s = try r.object("sim") { b.sim = try parseSim(s, boardChip: b.chip) }
         b.outputs = try parseLines(try r.object("outputs"), input: false)
         b.inputs = try parseLines(try r.object("inputs"), input: true)
         let outs = b.outputs.map(\.name), ins = b.inputs.map(\.name)

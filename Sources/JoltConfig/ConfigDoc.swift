@@ -43,7 +43,7 @@ package enum ConfigDoc {
          "actions": {"shake.began": [{"stdout": true}, {"output": "NAME", "pulse_ms": 200},
              {"output": "NAME", "cadence": {"on_ms": 500, "off_ms": 500}},
              {"command": ["/usr/bin/logger", "shake"], "timeout_ms": 10000}]},
-         "alarm": {"armed_at_start": true, "arming_ms": 10000, "max_sound_ms": 300000, "triggers": ["tamper"],
+         "alarm": {"armed_at_start": true, "arming_ms": 10000, "max_sound_ms": 300000, "sensor_lost_ms": 2000, "triggers": ["tamper"],
            "output": "NAME", "cadence": {"on_ms": 500, "off_ms": 500}, "key_switch": "NAME", "state_dir": "/var/lib/jolt"},
          "control": {"socket": "/run/jolt/jolt.sock", "mode": "0660"},
          "mqtt": {"host": "broker.local", "port": 1883, "device": "kiosk-1", "client_id": "c", "username": "u",
@@ -204,6 +204,7 @@ package enum ConfigDoc {
             Key(path: "alarm.armed_at_start", defaultValue: "false", meaning: "Arm when Jolt starts (after `arming_ms`); otherwise `jolt arm`, MQTT or the key switch arms it."),
             Key(path: "alarm.arming_ms", defaultValue: "\(a.armingMillis)", meaning: "The grace period between arming and watching: time to step away."),
             Key(path: "alarm.max_sound_ms", defaultValue: "\(a.maxSoundMillis)", meaning: "A triggered alarm stops sounding after this (0: until disarmed), then watches again."),
+            Key(path: "alarm.sensor_lost_ms", defaultValue: "\(a.sensorLostMillis)", meaning: "Armed, a sensor that sends nothing for this long triggers it with reason `sensor` (a cut cable, a chip pulled off or frozen); 0: a lost sensor is only a `fault`. It triggers once per loss: after `max_sound_ms` it stays quiet until the sensor is back."),
             Key(path: "alarm.triggers", defaultValue: "[\"shake\", \"flip\", \"tamper\"]", meaning: "What triggers it: any of `shake`, `flip`, `tamper`."),
             Key(path: "alarm.output", defaultValue: "", meaning: "The output (an `outputs` name) that sounds."),
             Key(path: "alarm.cadence", defaultValue: "on 500, off 500", meaning: "How it sounds: `{\"on_ms\": …, \"off_ms\": …}` (or `pulse_ms` instead, for one pulse)."),
@@ -320,7 +321,9 @@ package enum ConfigDoc {
             ```
 
             A command runs without a shell; the event is in its environment as `JOLT_EVENT`
-            (`shake.began`) and `JOLT_JSON` (the `--json` line). Commands never hold up sampling.
+            (`shake.began`) and `JOLT_JSON` (the `--json` line), the board as `JOLT_BOARD_NAME` (its
+            `name`) and `JOLT_BOARD` (its file, so that a `jolt` the command runs uses the same board).
+            Commands never hold up sampling.
             """,
         "sim": """
             The simulated board is what `jolt run` plays with no hardware: `boards/sim.json` plays the
@@ -331,7 +334,8 @@ package enum ConfigDoc {
         "control": """
             `jolt arm`, `jolt disarm`, `jolt status` and `jolt output` talk to a running `jolt run` over a
             Unix socket. The service's is /run/jolt/jolt.sock (its RuntimeDirectory); elsewhere
-            $XDG_RUNTIME_DIR/jolt.sock.
+            $XDG_RUNTIME_DIR/jolt.sock, and where that is unset (sudo, su, cron) /run/user/UID/jolt.sock
+            or /tmp/jolt-UID/jolt.sock, in a folder only that user can enter.
             """,
         "alarm": """
             States: `disarmed` → `arming` (the grace period) → `armed` → `triggered` (sounding) → `armed`

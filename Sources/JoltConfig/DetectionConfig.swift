@@ -31,6 +31,9 @@ extension BoardProfile {
         var s = d.shake
         if let v = try r.milli("threshold_g", 50...16_000, "g") { s.thresholdMilliG = v }
         if let v = try r.milli("strong_g", 50...32_000, "g") { s.strongMilliG = v }
+        // A threshold raised past the unwritten strong_g takes it along: the profile said only
+        // threshold_g, and an error about a key it never wrote would not help.
+        else if r.has("threshold_g") { s.strongMilliG = max(s.strongMilliG, s.thresholdMilliG) }
         if let v = try r.milli("hysteresis_g", 20...8_000, "g") { s.hysteresisMilliG = v }
         if let v = try r.integer("min_lobes", 2...12) { s.minLobes = v }
         if let v = try r.integer("min_half_period_ms", 5...1000, "ms") { s.minHalfPeriodMillis = v }
@@ -47,6 +50,9 @@ extension BoardProfile {
         }
         if let v = try r.integer("max_duration_ms", 200...600_000, "ms") { s.maxDurationMillis = v }
         if s.hysteresisMilliG >= s.thresholdMilliG {
+            if !r.has("hysteresis_g") {
+                throw r.fail("threshold_g", r.node("threshold_g"), "must be above hysteresis_g (\(g(s.thresholdMilliG)) ≤ \(g(s.hysteresisMilliG)) g, its default): raise threshold_g, or set hysteresis_g below it")
+            }
             throw r.fail("hysteresis_g", r.node("hysteresis_g"), "must be below threshold_g (\(g(s.hysteresisMilliG)) ≥ \(g(s.thresholdMilliG)) g)")
         }
         if s.strongMilliG < s.thresholdMilliG {

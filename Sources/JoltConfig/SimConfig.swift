@@ -45,9 +45,16 @@ public struct SimFaultSpec: Sendable, Equatable {
 
 /// The `sim` section.
 extension BoardProfile {
-    package static func parseSim(_ r: ObjectReader) throws(JoltError) -> SimSettings {
+    /// `sim`; `boardChip` is the board's `chip` (nil: auto), which the simulated board plays.
+    package static func parseSim(_ r: ObjectReader, boardChip: String? = nil) throws(JoltError) -> SimSettings {
         var s = SimSettings()
-        if let c = try r.choice("chip", ChipRegistry.names) { s.chip = c }
+        if let c = try r.choice("chip", ChipRegistry.names) {
+            // One chip per board: a different one here would be silently overridden.
+            if let named = boardChip, named != c {
+                throw r.fail("chip", r.node("chip"), "\"\(c)\" differs from the board's chip \"\(named)\", which the simulated board plays: give only one of them")
+            }
+            s.chip = c
+        }
         if let m = try r.choice("motion", ["demo", "rest", "lift", "shake", "flip"]) { s.motion = m }
         if let t = try r.string("trace") {
             guard !t.isEmpty else { throw r.fail("trace", r.node("trace"), "must be a path to a jolt-trace file") }

@@ -40,21 +40,41 @@ package final class ControlServer {
     }
 
     /// The path a server uses when the board does not say: systemd's RuntimeDirectory, then
-    /// $XDG_RUNTIME_DIR (a user's own, mode 0700), then /run/jolt when writable. Never a
-    /// guessable path in /tmp, where another user could bind it first.
+    /// $XDG_RUNTIME_DIR (a user's own, mode 0700), then /run/jolt when writable, then (under
+    /// sudo, su or cron, where $XDG_RUNTIME_DIR is unset) the user's own folder
+    /// (`privateDirectory`). Never a shared, guessable path that another user could bind first.
     package static func serverPath(_ c: ControlConfig) throws(JoltError) -> String {
         if let p = c.socket { return p }
         if let d = envPath("RUNTIME_DIRECTORY") { return d + "/jolt.sock" }
         if let x = envPath("XDG_RUNTIME_DIR") { return x + "/jolt.sock" }
         if Files.isWritable("/run/jolt") { return "/run/jolt/jolt.sock" }
-        throw JoltError(.cannotCreate, "no safe place for the control socket: run Jolt as its service (RuntimeDirectory=jolt), log in so that $XDG_RUNTIME_DIR is set, or give control.socket in the board profile")
+        if let d = privateDirectory(create: true) { return d + "/jolt.sock" }
+        throw JoltError(.cannotCreate, "no safe place for the control socket: /run/user/\(ThisProcess.effectiveUserID) is missing and /tmp/jolt-\(ThisProcess.effectiveUserID) is not a folder of yours with mode 0700 — remove it, or give control.socket in the board profile")
     }
 
     /// The paths a client tries, in order, when not told: where servers put it.
     package static func clientPaths() -> [String] {
         var p = ["/run/jolt/jolt.sock"]
         if let x = envPath("XDG_RUNTIME_DIR") { p.append(x + "/jolt.sock") }
+        if let d = privateDirectory(create: false), !p.contains(d + "/jolt.sock") { p.append(d + "/jolt.sock") }
         return p
+    }
+
+    /// A folder only this user can enter, for a socket when $XDG_RUNTIME_DIR is unset: their
+    /// /run/user/UID (what a login makes), else /tmp/jolt-UID, made with mode 0700 (`create`) and
+    /// then checked as tmux checks its own: a real folder, not a link, owned by the user, closed to
+    /// everyone else. Another user who made it first gets it refused, never trusted.
+    package static func privateDirectory(create: Bool, runUser: String = "/run/user", tmp base: String = "/tmp") -> String? {
+        let uid = ThisProcess.effectiveUserID
+        func own(_ p: String) -> Bool {
+            guard let st = Files.status(p, followingLinks: false) else { return false }
+            return st.isDirectory && !st.isSymbolicLink && st.uid == uid && st.permissions & 0o077 == 0
+        }
+        let run = "\(runUser)/\(uid)"
+        if own(run) { return run }
+        let tmp = "\(base)/jolt-\(uid)"
+        if create && !Files.exists(tmp) { try? Files.makeDirectory(tmp, mode: 0o700) }
+        return own(tmp) ? tmp : nil
     }
 
     /// Why a client must not trust the socket at `path`, or nil: it must be a socket owned by

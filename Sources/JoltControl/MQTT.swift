@@ -87,7 +87,7 @@ package final class MQTTBridge: @unchecked Sendable {
         } catch {
             throw JoltError(.software, "mqtt: cannot set up the link: \(error)")
         }
-        if outbox.entries.count > 0 { Log.info("mqtt: \(outbox.entries.count) events from an earlier run wait in the outbox") }
+        if outbox.entries.count > 0 { Log.info("mqtt: \(counted(outbox.entries.count, "event")) from an earlier run \(outbox.entries.count == 1 ? "waits" : "wait") in the outbox") }
         let wake = commandWake
         link.onMessage = { [unowned self] _, payload in
             // Bounded: a flood of commands costs a count, not memory or the sampling thread's time.

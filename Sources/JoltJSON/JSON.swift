@@ -146,7 +146,10 @@ public struct JSONParser {
             members.append((k, try value()))
             skipSpace()
             guard i < bytes.count else { throw fail("unexpected end of file inside an object") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: ",") {
+                try noTrailingComma(before: "}")
+                continue
+            }
             if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
             throw fail("expected ',' or '}' in an object")
         }
@@ -166,10 +169,24 @@ public struct JSONParser {
             items.append(try value())
             skipSpace()
             guard i < bytes.count else { throw fail("unexpected end of file inside a list") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: ",") {
+                try noTrailingComma(before: "]")
+                continue
+            }
             if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
             throw fail("expected ',' or ']' in a list")
         }
+    }
+
+    /// At a comma: steps past it, and refuses one that only closes (`{"a": 1,}`), naming the
+    /// comma's own line: the most common slip in a hand-edited profile.
+    mutating func noTrailingComma(before close: Unicode.Scalar) throws(JSONSyntaxError) {
+        let comma = i, commaLine = line, commaLineStart = lineStart
+        i += 1
+        skipSpace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: close) else { return }
+        (i, line, lineStart) = (comma, commaLine, commaLineStart)
+        throw fail("a comma before '\(close)': JSON allows no comma after the last item; remove this comma")
     }
 
     mutating func string() throws(JSONSyntaxError) -> String {

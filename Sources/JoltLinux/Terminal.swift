@@ -63,3 +63,16 @@ extension Terminal {
     /// Whether the descriptor is a terminal.
     public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 }
+
+extension Terminal {
+    /// Whether this process has a controlling terminal (it was started from a terminal, and the
+    /// terminal is still there). When a terminal hangs up (its window or SSH session closed), the
+    /// kernel detaches it from every process of its session before any of them gets SIGHUP; a
+    /// service never had one.
+    public static var isControlling: Bool {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }
+}

@@ -61,6 +61,8 @@ package final class RunCommand {
     package var watcher: RunWatcher?
     /// The parts, once running.
     package var signals: SignalChannel?
+    /// Whether it was started from a terminal (a SIGHUP after that terminal hung up stops it).
+    package var onTerminal = false
     package var busLock: Int32?
     package var engine: SamplingEngine?
     package var worker: ActionWorker?
@@ -148,14 +150,16 @@ package final class RunCommand {
             throw JoltError(.software, "cannot set up signal handling: \(error)")
         }
         ThisProcess.ignoreBrokenPipes()
+        onTerminal = Terminal.isControlling
         try lockBus()
         defer { shutdown() }
         clock.interrupt = signals?.fd
         let sensor = try startChip()
         let engine = SamplingEngine(sensor: sensor, clock: clock, mount: board.mount, limits: options.supervision, drainMillis: board.fifoPollMillis, origin: hw.origin)
         self.engine = engine
-        try openLines()
+        // The socket before the lines: a run refused for want of one has opened nothing.
         try openControl()
+        try openLines()
         if let m = board.mqtt {
             let b = try MQTTBridge(config: m, board: board, stateDirectory: store?.directory)
             b.start(board: board, sensor: sensor.identity, alarm: board.alarm.map { Alarm(settings: $0.settings) })
@@ -243,15 +247,22 @@ package final class RunCommand {
     /// MQTT commands, the store's saves; and what is done at every turn (the systemd watchdog,
     /// the key switch).
     package func wakeups() -> [Wakeup] {
-        let signals = self.signals!, requests = self.requests!, control = self.control, bridge = self.bridge, store = self.store, notifier = self.notifier
+        let signals = self.signals!, onTerminal = self.onTerminal, requests = self.requests!, control = self.control, bridge = self.bridge, store = self.store, notifier = self.notifier
         var w = [Wakeup(fds: { [signals.fd] }, handle: { ready, turn in
             guard ready else { return }
-            var stop = false, reload = false
+            var stop = false, reload = false, hungUp = false
             while let sig = signals.next() {
                 if sig == SIGINT || sig == SIGTERM { stop = true }
-                if sig == SIGHUP { reload = true }
+                // SIGHUP reloads (systemctl reload); but a run started from a terminal that has
+                // since hung up (its window or SSH session closed) stops, rather than hold the
+                // bus that the service would then be refused.
+                if sig == SIGHUP {
+                    if onTerminal && !Terminal.isControlling { hungUp = true } else { reload = true }
+                }
             }
-            if stop { Log.info("stopping on a signal") }
+            if hungUp { Log.info("stopping: the terminal closed (SIGHUP)") }
+            stop = stop || hungUp
+            if stop && !hungUp { Log.info("stopping on a signal") }
             turn.outcome = stop ? .done : reload ? .reload : turn.outcome
         })]
         if let control {
@@ -304,7 +315,7 @@ package final class RunCommand {
             inputs[i.name] = try hw.input(i)
         }
         let printer = EventPrinter(out: out, json: options.json, flushEach: true)
-        let engine = ActionEngine(outputs: outputs, alarmOutput: board.alarm?.output, alarmPattern: board.alarm?.cadence ?? .cadence(on: 500, off: 500), printer: printer, boardName: board.name)
+        let engine = ActionEngine(outputs: outputs, alarmOutput: board.alarm?.output, alarmPattern: board.alarm?.cadence ?? .cadence(on: 500, off: 500), printer: printer, boardName: board.name, boardFile: board.file.isEmpty ? "" : (Files.realPath(board.file) ?? board.file))
         let w = try ActionWorker(engine: engine)
         w.start()
         worker = w
@@ -350,6 +361,6 @@ package final class RunCommand {
         let stats = self.stats
         let secs = Double(max(stats.streamMicros, 1)) / 1e6
         func rate(_ n: Int) -> String { String(Int((Double(n) / secs).rounded())) }
-        return "stopped: \(stats.samples) samples over \(EventRecord.seconds(stats.streamMicros / 1000 * 1000)) s, \(stats.events) events, \(hw.transactions) bus transactions (\(rate(hw.transactions))/s), \(stats.wakeups) wake-ups (\(rate(stats.wakeups))/s)\(stats.overflows > 0 ? ", \(stats.overflows) FIFO overflows" : "")\(supervisor.faults > 0 ? ", \(supervisor.faults) faults" : "")\(supervisor.transientErrors > 0 ? ", \(supervisor.transientErrors) bus errors retried" : "")\(stats.skipped > 0 ? ", \(stats.skipped) samples skipped" : "")"
+        return "stopped: \(counted(stats.samples, "sample")) over \(EventRecord.seconds(stats.streamMicros / 1000 * 1000)) s, \(counted(stats.events, "event")), \(counted(hw.transactions, "bus transaction")) (\(rate(hw.transactions))/s), \(counted(stats.wakeups, "wake-up")) (\(rate(stats.wakeups))/s)\(stats.overflows > 0 ? ", " + counted(stats.overflows, "FIFO overflow") : "")\(supervisor.faults > 0 ? ", " + counted(supervisor.faults, "fault") : "")\(supervisor.transientErrors > 0 ? ", \(counted(supervisor.transientErrors, "bus error")) retried" : "")\(stats.skipped > 0 ? ", \(counted(stats.skipped, "sample")) skipped" : "")"
     }
 }

@@ -210,3 +210,8 @@ package struct Logger: Sendable {
     package var error: @Sendable (String) -> Void = { Log.error($0) }
     package static let standard = Logger()
 }
+
+/// A count with its noun, singular for one: "1 event", "6 events", "0 faults".
+public func counted(_ n: Int, _ noun: String, plural: String? = nil) -> String {
+    "\(n) " + (n == 1 ? noun : plural ?? noun + "s")
+}

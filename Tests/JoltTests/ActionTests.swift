@@ -139,7 +139,7 @@ struct ActionTests {
     @Test("a command runs with the event in its environment, its output logged; a slow one is stopped at its timeout")
     func command() throws {
         let log = LogCollector()
-        let e = ActionEngine(outputs: [:], alarmOutput: nil, alarmPattern: .cadence(on: 1, off: 1), printer: nil, boardName: "kiosk", log: log.logger)
+        let e = ActionEngine(outputs: [:], alarmOutput: nil, alarmPattern: .cadence(on: 1, off: 1), printer: nil, boardName: "kiosk", boardFile: "/etc/jolt/jolt.json", log: log.logger)
         e.handle(.event(shake, [.command(argv: ["env"], timeoutMillis: 5000)]), now: 0)
         e.handle(.event(shake, [.command(argv: ["sleep", "30"], timeoutMillis: 200)]), now: 0)
         let start = Date()
@@ -150,7 +150,9 @@ struct ActionTests {
         #expect(e.pollFDs.isEmpty, "both commands finished")
         let lines = log.all
         #expect(lines.contains("info: command env: JOLT_EVENT=shake.began"))
-        #expect(lines.contains("info: command env: JOLT_BOARD=kiosk"))
+        // $JOLT_BOARD is the profile's file, as every jolt command reads it; the name has its own.
+        #expect(lines.contains("info: command env: JOLT_BOARD=/etc/jolt/jolt.json"))
+        #expect(lines.contains("info: command env: JOLT_BOARD_NAME=kiosk"))
         #expect(lines.contains("info: command env: JOLT_PEAK_G=2.10"))
         #expect(lines.contains { $0.contains("JOLT_JSON={\"t\":1.0,\"event\":\"shake\",\"phase\":\"began\"") })
         #expect(lines.contains("warning: command sleep took longer than its timeout: stopping it"))

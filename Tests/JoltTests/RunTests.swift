@@ -156,6 +156,10 @@ struct RunTests {
         (#"{"detection": {"shake": {"threshold_g": -1}}}"#, "detection.shake.threshold_g: must be between 0.05 and 16 g (found -1)", .config),
         (#"{"detection": {"shake": {"treshold_g": 1}}}"#, "detection.shake.treshold_g: unknown key (did you mean threshold_g?)", .config),
         (#"{"detection": {"shake": {"hysteresis_g": 0.9}}}"#, "hysteresis_g: must be below threshold_g", .config),
+        // Only threshold_g written, below the default hysteresis: the error names threshold_g.
+        (#"{"detection": {"shake": {"threshold_g": 0.2}}}"#, "detection.shake.threshold_g: must be above hysteresis_g (0.2 ≤ 0.3 g, its default)", .config),
+        (#"{"detection": {"shake": {"threshold_g": 1.8, "strong_g": 1.5}}}"#, "detection.shake.strong_g: must be at least threshold_g", .config),
+        (#"{"chip": "adxl345", "sim": {"chip": "mpu6050"}}"#, "sim.chip: \"mpu6050\" differs from the board's chip \"adxl345\"", .config),
         (#"{"detection": {"flip": {"hold_ms": 1.5}}}"#, "detection.flip.hold_ms: must be a whole number (ms), found 1.5", .config),
         (#"{"detection": {"sensitivity": "max"}}"#, "detection.sensitivity: must be one of \"low\", \"medium\", \"high\"", .config),
         (#"{"fifo": "yes"}"#, "fifo: must be true or false", .config),
@@ -171,6 +175,15 @@ struct RunTests {
         #expect(r.error.hasPrefix(p), "\(r.error)")
         #expect(r.error.contains(message), "\(r.error)")
         #expect(!r.error.contains("\n"))
+    }
+
+    @Test("threshold_g raised alone takes the unwritten strong_g along; written, strong_g is kept and checked")
+    func thresholdAlone() throws {
+        let b = try BoardProfile.load(path: tempFile(#"{"detection": {"shake": {"threshold_g": 1.8}}}"#, name: "board.json"))
+        #expect(b.detection.shake.thresholdMilliG == 1800 && b.detection.shake.strongMilliG == 1800)
+        let c = try BoardProfile.load(path: tempFile(#"{"detection": {"shake": {"threshold_g": 1.8, "strong_g": 2.5}}}"#, name: "board.json"))
+        #expect(c.detection.shake.strongMilliG == 2500)
+        #expect(counted(1, "event") == "1 event" && counted(6, "event") == "6 events" && counted(0, "fault") == "0 faults")
     }
 
     @Test("run options: bad values are usage errors; a missing board file is missing input")

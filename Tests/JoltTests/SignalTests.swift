@@ -112,4 +112,61 @@ struct SignalTests {
         #expect(released.0.timeIntervalSince(sent) < 2.0)
         #expect(!FileManager.default.fileExists(atPath: sock), "the control socket is removed")
     }
+
+    @Test("started from a terminal, run and watch stop when it hangs up (a closed window or SSH session) rather than hold the bus", arguments: [["run"], ["watch", "--plain"]])
+    func terminalHangup(command: [String]) throws {
+        // The kiosk at rest forever: it never ends by itself.
+        var text = try String(contentsOfFile: try kioskBoard(socket: socketPath()), encoding: .utf8)
+        text = text.edited("\"motion\": \"lift\"", "\"motion\": \"rest\"")
+        let board = tempFile(text, name: "kiosk.json")
+        // script(1) gives it a terminal of its own (a new session with a pseudo-terminal); killing
+        // script closes the terminal's other end, as a closed window or a dropped SSH session does.
+        let term = Process()
+        term.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        term.arguments = ["-qfec", (["exec", packageRoot + "/.build/debug/jolt"] + command + ["--board", board]).joined(separator: " "), "/dev/null"]
+        let input = Pipe(), output = Pipe()
+        term.standardInput = input
+        term.standardOutput = output
+        term.standardError = output
+        let seen = Locked("")
+        output.fileHandleForReading.readabilityHandler = { h in
+            let d = h.availableData
+            seen.withLock { $0 += String(decoding: d, as: UTF8.self) }
+        }
+        try term.run()
+        defer { output.fileHandleForReading.readabilityHandler = nil; try? input.fileHandleForWriting.close() }
+        // Its first line comes once it samples (after it noted its terminal).
+        #expect(eventually(seconds: 20) { seen.withLock { $0.contains("MPU6050") } }, "\(seen.withLock { $0 })")
+        let jolt = try #require(Self.child(of: term.processIdentifier), "jolt under script")
+        // Not term.waitUntilExit(): Foundation returns from it only once every process that
+        // inherited its watch on script is gone, jolt included.
+        kill(term.processIdentifier, SIGKILL)
+        #expect(eventually(seconds: 10) { !Self.alive(jolt) }, "jolt \(command[0]) still running after its terminal hung up")
+        if Self.alive(jolt) { kill(jolt, SIGKILL) }
+    }
+
+    /// The first child of `pid` (from /proc), nil when it has none.
+    static func child(of pid: Int32) -> Int32? {
+        guard let s = try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8) else { return nil }
+        return s.split(separator: " ").first.flatMap { Int32($0) }
+    }
+
+    /// Whether `pid` runs (a zombie whose parent is gone counts as ended).
+    static func alive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(close, offsetBy: 2)] != "Z"
+    }
+}
+
+/// A value shared with a reader's handler thread.
+private final class Locked<T>: @unchecked Sendable {
+    private var value: T
+    private let lock = NSLock()
+    init(_ value: T) { self.value = value }
+    func withLock<R>(_ body: (inout T) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
 }

@@ -201,7 +201,7 @@ public enum JoltCLI {
             }
         }
         if let v = field("version") {
-            out.write("jolt \(v), sensor \(field("sensor") ?? "?"), \(field("samples") ?? "?") samples, \(field("events") ?? "?") events\n")
+            out.write("jolt \(v), sensor \(field("sensor") ?? "?"), \(field("samples") ?? "?") samples, \(field("events").map { $0 == "1" ? "1 event" : $0 + " events" } ?? "? events")\n")
         }
     }
 

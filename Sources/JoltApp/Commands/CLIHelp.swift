@@ -118,7 +118,7 @@ extension JoltCLI {
                 period it watches, and a lift, a shake or a turn-over sounds the buzzer until disarmed.
                 Only the socket's owner and group may do this.
                 """,
-            options: [("--socket PATH", "the control socket (default: /run/jolt/jolt.sock, then $XDG_RUNTIME_DIR/jolt.sock)"), ("--json", "print the answer as JSON")],
+            options: [("--socket PATH", "the control socket (default: /run/jolt/jolt.sock, then $XDG_RUNTIME_DIR/jolt.sock, then /run/user/UID or /tmp/jolt-UID)"), ("--json", "print the answer as JSON")],
             examples: ["jolt arm", "jolt arm --socket /run/jolt/jolt.sock"]),
         CommandHelp(
             name: "disarm", summary: "disarm the alarm of a running jolt (and silence it)",

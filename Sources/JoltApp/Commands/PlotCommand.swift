@@ -93,7 +93,7 @@ struct PlotCommand {
         drawn.rateMilliHz = file.rateMilliHz
         let svg = render(drawn, settings: settings)
         try AtomicFile.write(output, svg)
-        Log.info("\(output): \(drawn.samples) samples, \(drawn.events.count) events, \(svg.utf8.count / 1024) KiB")
+        Log.info("\(output): \(counted(drawn.samples, "sample")), \(counted(drawn.events.count, "event")), \(svg.utf8.count / 1024) KiB")
     }
 
     struct Pass: DetectorConsumer {

@@ -318,7 +318,7 @@ final class SoakWatcher: RunWatcher {
         if rssWarm == 0 && now >= warmAt { rssWarm = SoakCommand.residentBytes().rss }
         guard now >= nextHour else { return false }
         if progress {
-            TextOutput.standardError.write("jolt: soak: \(nextHour / 3_600_000_000) of \(EventRecord.seconds(Int64(hours * 1e6))) h, \(events.count) events, RSS \(SoakCommand.mib(SoakCommand.residentBytes().rss)) MiB\n")
+            TextOutput.standardError.write("jolt: soak: \(nextHour / 3_600_000_000) of \(EventRecord.seconds(Int64(hours * 1e6))) h, \(counted(events.count, "event")), RSS \(SoakCommand.mib(SoakCommand.residentBytes().rss)) MiB\n")
             TextOutput.standardError.flush()
         }
         nextHour += 3_600_000_000
