@@ -273,6 +273,10 @@ struct WatchTests {
         // no escape sequence is cut.
         let frame = WatchCommand.frame(["a", "b"])
         #expect(frame == "\u{1B}[Ha\u{1B}[K\r\nb\u{1B}[K\u{1B}[J")
+        // At 80 columns a long title gives way to "q quits".
+        w.state.title = "jolt watch: MPU6050 (WHO_AM_I 0x68) on /dev/i2c-1, 100 Hz (the running jolt) at the counter"
+        let head = w.render(width: 80, height: 24).first ?? ""
+        #expect(head.count <= 80 && head.hasSuffix("q quits") && head.contains("…"), "\(head)")
         // A small terminal gets the top of the screen, cut to its width.
         #expect(w.render(width: 40, height: 10).count == 10 && w.render(width: 40, height: 10).allSatisfy { $0.count <= 40 })
     }

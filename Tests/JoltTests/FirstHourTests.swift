@@ -112,6 +112,12 @@ struct FirstHourTests {
         for c in JoltCLI.commands { #expect(r.out.contains(".SS jolt \(c.name)\n")) }
         #expect(r.out.contains(".B \\-\\-state\\-dir DIR"))
         for c in ExitCode.allCases { #expect(r.out.contains(".B \(c.rawValue)\n")) }
+        #expect(r.out.contains(".SH ENVIRONMENT\n.TP\n.B JOLT_BOARD\n") && r.out.contains(".B XDG_RUNTIME_DIR\n"))
+        // jolt --help lists the reference outputs and the environment too.
+        let help = joltBinary(["--help"]).out
+        for part in ["jolt help --config", "jolt help --markdown", "jolt help --man", "Environment:", "  JOLT_BOARD\n"] {
+            #expect(help.contains(part), "\(part) in jolt --help")
+        }
         #expect(!r.out.split(separator: "\n").contains { $0.hasPrefix(".") && !$0.hasPrefix(".\\\"") && $0.split(separator: " ").first.map { ![".TH", ".SH", ".SS", ".PP", ".TP", ".B", ".I", ".BR", ".br", ".nf", ".fi"].contains(String($0)) } == true }, "only known requests")
     }
 
@@ -294,6 +300,37 @@ struct AttachTests {
         let off = joltBinary(["output", "buzzer", "--off", "--board", board])
         #expect(off.code == 1 && off.error.contains("disarm"), "\(off)")
         #expect(joltBinary(["disarm", "--socket", sock]).code == 0)
+    }
+
+    @Test("no board named anywhere: watch, record and output find the running jolt in the usual places, and say nothing of a simulated board")
+    func attachWithoutBoard() throws {
+        try #require(!FileManager.default.fileExists(atPath: "/etc/jolt/jolt.json"), "an installed profile names the board")
+        // A login's runtime folder of its own: the running jolt's socket goes there, and the
+        // clients look there, with no --board, --socket or $JOLT_BOARD.
+        let runtime = NSTemporaryDirectory() + "jolt-xdg-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        let env = ["XDG_RUNTIME_DIR": runtime, "RUNTIME_DIRECTORY": ""]
+        var text = try String(contentsOfFile: packageRoot + "/boards/kiosk-alarm.json", encoding: .utf8)
+        text = text.edited("\"motion\": \"lift\"", "\"motion\": \"rest\"").edited("\"armed_at_start\": true", "\"armed_at_start\": false")
+        let run = try BackgroundJolt(["run", "--board", tempFile(text, name: "kiosk.json")], environment: env)
+        defer { _ = run.stop() }
+        #expect(run.wait(for: "control socket \(runtime)/jolt.sock"), "\(run.stderr)")
+        let w = joltBinary(["watch", "--plain", "--seconds", "1"], environment: env)
+        #expect(w.code == 0 && w.error.contains("attached to the running jolt"), "\(w)")
+        #expect(!w.error.contains("simulated board"), "it attached; no board was resolved: \(w.error)")
+        let out = NSTemporaryDirectory() + "attached-\(UUID()).csv"
+        defer { unlink(out) }
+        let r = joltBinary(["record", "--seconds", "1", "-o", out], environment: env)
+        #expect(r.code == 0 && r.error.contains("attached to the running jolt"), "\(r)")
+        let o = joltBinary(["output", "buzzer", "--pulse", "100"], environment: env)
+        #expect(o.code == 0 && o.out.hasPrefix("buzzer: ") && o.out.contains("through the running jolt"), "\(o)")
+        let bad = joltBinary(["output", "siren", "--on"], environment: env)
+        #expect(bad.code == 1 && bad.error.contains("siren"), "the running jolt names what it has: \(bad)")
+        // With nothing running, output still asks for a board.
+        _ = run.stop()
+        let none = joltBinary(["output", "buzzer", "--on"], environment: env)
+        #expect(none.code == 64 && none.error.contains("no board profile"), "\(none)")
     }
 
     @Test("watch attaches to the running jolt, read only, and shows its events")

@@ -163,8 +163,11 @@ public enum JoltCLI {
         guard let output = a.value("-o", "--output") else {
             throw JoltError(.usage, "jolt record: -o FILE is required (see jolt record --help)")
         }
-        let b = try boardPath(a).map { (p) throws(JoltError) in try BoardProfile.load(path: p) } ?? BoardProfile.builtInSim
-        let o = LiveFeed.Options(fast: a.flag("--fast"), trace: a.value("--trace"), limitMicros: seconds * 1_000_000, socket: a.value("--socket"))
+        let attach = attachFirst(a)
+        let b = attach && !boardNamed(a) ? BoardProfile.builtInSim
+            : try boardPath(a).map { (p) throws(JoltError) in try BoardProfile.load(path: p) } ?? BoardProfile.builtInSim
+        var o = LiveFeed.Options(fast: a.flag("--fast"), trace: a.value("--trace"), limitMicros: seconds * 1_000_000, socket: a.value("--socket"))
+        o.attachFirst = attach
         try RecordCommand(board: b, seconds: seconds, output: output).run(o)
     }
 
@@ -239,7 +242,8 @@ public enum JoltCLI {
         o.trace = a.value("--trace")
         o.socket = a.value("--socket")
         if let s = try a.fixed("--seconds", places: 6, range: 1...31_536_000_000_000, unit: "s") { o.limitMicros = s }
-        try WatchCommand(board: try board(a, sensitivity: try sensitivity(a)), options: o, out: out).run()
+        o.attachFirst = attachFirst(a)
+        try WatchCommand(board: try liveBoard(a, attach: o.attachFirst, sensitivity: try sensitivity(a)), options: o, out: out).run()
     }
 
     static func output(_ args: [String], out: TextOutput) throws(JoltError) {
@@ -255,6 +259,8 @@ public enum JoltCLI {
         guard requests.count == 1 else {
             throw JoltError(.usage, "jolt output: give one of --on, --off, --pulse MS, --beep N (see jolt output --help)")
         }
+        // No board named: the running jolt's own outputs, when one answers.
+        if !boardNamed(a), try OutputCommand.throughRunning(name: a.positional[0], label: nil, request: requests[0], socket: a.value("--socket"), out: out) { return }
         try OutputCommand.run(board: try requiredBoard(a), name: a.positional[0], request: requests[0], socket: a.value("--socket"), out: out)
     }
 

@@ -71,6 +71,27 @@ extension JoltCLI {
         return nil
     }
 
+    /// Whether watch and record look for a running jolt before anything else: with `--socket`,
+    /// or when no board profile is named anywhere (`--board`, `$JOLT_BOARD`, /etc/jolt/jolt.json)
+    /// and a jolt answers in the usual places — an owner's `jolt watch` beside a running one.
+    static func attachFirst(_ a: Arguments) -> Bool {
+        if a.value("--socket") != nil { return true }
+        guard a.value("--board") == nil, (Environment.value("JOLT_BOARD") ?? "").isEmpty, !Files.exists(systemBoard) else { return false }
+        return (try? ControlClient.request("status", socket: nil)) != nil
+    }
+
+    /// The board of watch and record: none to resolve (and nothing to say about it) when they
+    /// attach to a running jolt without one named, `board(a)` otherwise.
+    static func liveBoard(_ a: Arguments, attach: Bool, sensitivity: Sensitivity?) throws(JoltError) -> BoardProfile {
+        if attach && boardNamed(a) == false { return BoardProfile.builtInSim }
+        return try board(a, sensitivity: sensitivity)
+    }
+
+    /// Whether a board profile is named: `--board`, `$JOLT_BOARD` or the installed one.
+    static func boardNamed(_ a: Arguments) -> Bool {
+        a.value("--board") != nil || !(Environment.value("JOLT_BOARD") ?? "").isEmpty || Files.exists(systemBoard)
+    }
+
     /// The board of a command that needs a real profile (calibrate, safe, output).
     static func requiredBoard(_ a: Arguments) throws(JoltError) -> BoardProfile {
         guard let path = boardPath(a) else {

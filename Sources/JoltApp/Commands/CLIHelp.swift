@@ -323,10 +323,24 @@ extension JoltCLI {
             s += "  " + c.name + String(repeating: " ", count: max(10 - c.name.count, 1)) + c.summary + "\n"
         }
         s += "\nRun 'jolt COMMAND --help' for a command's options and examples.\n"
+        s += "\nReference:\n"
+        s += "  jolt help --config     every board profile key, as Markdown (docs/config.md)\n"
+        s += "  jolt help --markdown   this help for every command, as Markdown (docs/cli.md)\n"
+        s += "  jolt help --man        the manual page, as roff (man jolt)\n"
+        s += "\nEnvironment:\n"
+        for (name, meaning) in environment { s += "  \(name)\n      \(meaning)\n" }
         s += "\nExit status:\n"
         for c in ExitCode.allCases { s += "  " + String(c.rawValue).padding(4) + c.meaning + "\n" }
         return s
     }
+
+    /// What jolt reads from its environment, for `jolt --help` and the manual page.
+    static let environment: [(String, String)] = [
+        ("JOLT_BOARD", "the board profile when --board is not given (then /etc/jolt/jolt.json); action commands get it set to the running board's file"),
+        ("XDG_RUNTIME_DIR", "where a jolt not run as the service puts its control socket, and where the clients look (then /run/user/UID, /tmp/jolt-UID)"),
+        ("RUNTIME_DIRECTORY, STATE_DIRECTORY", "set by systemd for the service: the control socket's folder (/run/jolt) and the alarm state's (/var/lib/jolt)"),
+        ("NOTIFY_SOCKET, WATCHDOG_USEC", "set by systemd: readiness, status and the watchdog's keep-alives"),
+    ]
 
     /// jolt(1), the manual page the Debian package installs: the same help texts as roff.
     static var manPage: String {
@@ -361,6 +375,8 @@ extension JoltCLI {
         }
         s += ".SH EXIT STATUS\n"
         for c in ExitCode.allCases { s += ".TP\n.B \(c.rawValue)\n\(roff(c.meaning))" }
+        s += ".SH ENVIRONMENT\n"
+        for (name, meaning) in environment { s += ".TP\n.B \(roff(name))\(roff(meaning))" }
         s += ".SH FILES\n.TP\n.I /etc/jolt/jolt.json\nThe board profile the service and every command read by default (docs: /usr/share/doc/jolt/config.md).\n.TP\n.I /usr/share/jolt/boards/\nExample board profiles.\n.TP\n.I /var/lib/jolt/alarm.json\nThe alarm's state, kept across restarts.\n.TP\n.I /run/jolt/jolt.sock\nThe running service's control socket.\n"
         s += ".SH SEE ALSO\n.BR systemctl (1),\n.BR journalctl (1),\n.BR i2cdetect (8).\nThe guide, the configuration reference and the security notes in /usr/share/doc/jolt.\n"
         return s

@@ -269,5 +269,11 @@ final class ProgressBar {
         TextOutput.standardError.flush()
     }
 
-    func finish() { TextOutput.standardError.write("\n") }
+    /// Clears the bar's line, so that what follows (the result, or an error) starts clean.
+    func finish() {
+        guard lastShown >= 0 else { return }
+        lastShown = -1
+        TextOutput.standardError.write("\r\u{1B}[K")
+        TextOutput.standardError.flush()
+    }
 }

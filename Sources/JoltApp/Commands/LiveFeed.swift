@@ -72,13 +72,15 @@ enum LiveFeed {
         var socket: String?
         /// Loop a simulated motion.
         var loop = false
+        /// Attach to a running jolt whatever its bus (`--socket`, or no board named and one answers).
+        var attachFirst = false
     }
 
     static func run(board: BoardProfile, options: Options, view: LiveView) throws(JoltError) -> End {
         // A real board is usually held by the service; a simulated one only when it names a socket.
-        if options.socket != nil || board.control.socket != nil || !board.isSimulated,
+        if options.attachFirst || options.socket != nil || board.control.socket != nil || !board.isSimulated,
            let stream = try StreamClient.connect(socket: options.socket ?? board.control.socket, explicit: options.socket != nil) {
-            if options.socket != nil || board.isSimulated || stream.info.bus == board.bus {
+            if options.attachFirst || options.socket != nil || board.isSimulated || stream.info.bus == board.bus {
                 Log.info("attached to the running jolt \(stream.info.attachedTo ?? "") on \(stream.info.bus) (read only)")
                 return try attached(stream, options: options, view: view)
             }

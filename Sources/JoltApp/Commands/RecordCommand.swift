@@ -60,7 +60,11 @@ final class RecordCommand: LiveView {
         }
         defer { if fd != 1 { Sys.close(fd) } }
         file = TextOutput(fd: fd)
-        let end = try LiveFeed.run(board: board, options: options, view: self)
+        let end: LiveFeed.End
+        do { end = try LiveFeed.run(board: board, options: options, view: self) } catch {
+            bar?.finish()
+            throw error
+        }
         bar?.finish()
         file?.flush()
         if writeFailed || file?.broken == true { throw JoltError(.ioError, "\(output): write failed") }

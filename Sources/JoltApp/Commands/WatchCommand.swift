@@ -37,6 +37,8 @@ final class WatchCommand: LiveView {
         var plain = false
         /// The control socket of a running jolt to attach to.
         var socket: String?
+        /// Attach to a running jolt before anything else (`CLIBoard.attachFirst`).
+        var attachFirst = false
     }
 
     /// What the screen shows, updated sample by sample.
@@ -99,6 +101,7 @@ final class WatchCommand: LiveView {
         defer { Log.verbose = wasVerbose }
         var o = LiveFeed.Options(fast: options.fast, trace: options.trace, limitMicros: options.limitMicros, socket: options.socket)
         o.loop = true
+        o.attachFirst = options.attachFirst
         if try LiveFeed.run(board: board, options: o, view: self) == .serverGone {
             throw JoltError(.unavailable, "watch: the running jolt stopped")
         }
@@ -263,7 +266,9 @@ final class WatchCommand: LiveView {
             return b
         }
         var lines: [String] = []
-        let head = state.title
+        // The title gives way to "q quits" on a narrow terminal (80 columns): it ends in "…".
+        let room = max(1, width - 9)
+        let head = state.title.count > room ? String(state.title.prefix(room - 1)) + "…" : state.title
         lines.append(head + String(repeating: " ", count: max(1, width - head.count - 9)) + "q quits")
         lines.append("")
         lines.append(Self.scale(" accel (g)", lo: "-\(Int(range))", hi: "+\(Int(range))", width: w))
