@@ -72,6 +72,10 @@ public final class SamplingEngine {
     public private(set) var lastData: Int64
     /// When the next poll is due, clock µs.
     public var nextPoll: Int64
+    /// The source has said no more data will come (a played recording that ran out): an empty
+    /// poll is then its end, not a chip gone silent — with a drain interval past the
+    /// supervisor's silence limit (`fifo_poll_ms: 1000`), the last poll would otherwise fault.
+    public var sourceEnded = false
     /// Counts for the exit line and the benchmark.
     public private(set) var samples = 0
     public private(set) var overflows = 0
@@ -123,6 +127,10 @@ public final class SamplingEngine {
             // A chip that is not measuring (asleep after a reset) reads exact zeros on every
             // axis; a measuring one never does (noise). Those are not data.
             frames.removeAll { $0 == ChipSample(ax: 0, ay: 0, az: 0) }
+            if sourceEnded && frames.isEmpty && status != .overflow {
+                nextPoll = now + intervalMicros
+                return .polled(frames: 0)
+            }
             verdict = supervisor.polled(frames[...], overflowed: status == .overflow, now: now)
         } catch {
             let transient: Bool

@@ -95,6 +95,7 @@ package struct RunLoop {
                 continue
             }
             if engine.supervisor.phase != .running && dataEnded(now: now) { return .done }
+            engine.sourceEnded = hw.exhausted
             guard case .polled(let frames) = engine.step(now: now, detectors: &d, sink: &sink) else { continue }
             control?.flushStream()
             if let limit = limitMicros, engine.streamMicros >= limit { return .done }

@@ -227,6 +227,21 @@ struct FaultRunTests {
         #expect(buzzer.isReleased && !buzzer.isActive)
     }
 
+    @Test("a played motion that ends between two slow drains (fifo_poll_ms 1000) ends the run with its last samples and no false fault", arguments: [200, 1000])
+    func slowDrainEnd(pollMillis: Int) throws {
+        let board = tempFile("""
+            { "name": "slow drain", "bus": "sim", "chip": "mpu6050", "rate_hz": 100, "fifo": true, "fifo_poll_ms": \(pollMillis),
+              "sim": { "chip": "mpu6050", "motion": "flip" } }
+            """, name: "slow.json")
+        let (cmd, lines) = try runFast(board, seconds: 600)
+        let names = lines.map { $0["event"] as? String ?? "?" }
+        #expect(!names.contains("fault"), "\(lines)")
+        #expect(names.contains("flip"), "the motion played: \(names)")
+        // It ran to the motion's end, not to the time limit, and drained the FIFO's last samples.
+        #expect(cmd.stats.streamMicros < 60_000_000 && cmd.hw.exhausted)
+        #expect(cmd.supervisor.faults == 0)
+    }
+
     @Test("sim.faults in a board file: bad entries are refused with the field's path")
     func badFaultConfig() {
         let cases: [(String, String)] = [
