@@ -13,6 +13,7 @@ import JoltSupport
 ///   {"t":20.5,"event":"flip","state":"face_down","algorithm":"jolt"}
 ///   {"t":31.0,"event":"tamper","reason":"moved","mm_s":61,"ms":180}
 ///   {"t":31.0,"event":"alarm","state":"triggered","from":"armed","cause":"tamper","reason":"moved","mm_s":61,"ms":180}
+///   {"t":33.2,"event":"walk_test","cause":"tamper","reason":"moved","mm_s":61,"ms":180,"margin":3.05,"setting":"move_mm_s"}
 ///   {"t":40.2,"event":"fault","detail":"..."}  {"t":41.0,"event":"recovered","detail":"...","gap_s":0.8}
 public struct EventRecord: Equatable, Sendable {
     /// What happened.
@@ -21,6 +22,8 @@ public struct EventRecord: Equatable, Sendable {
         case flip(FaceState)
         case tamper
         case alarm(AlarmTransition)
+        /// A walk test (`alarm.mode: "test"`): this would have triggered the alarm.
+        case walkTest(AlarmTransition.Cause)
         case fault
         case recovered
     }
@@ -42,10 +45,12 @@ public struct EventRecord: Equatable, Sendable {
     public var gapMicros: Int64?
     /// A tamper, and the alarm triggering: why (`TriggerReason`).
     public var reason: TriggerReason?
+    /// A walk test: how far past its setting the trigger went.
+    public var margin: TriggerMargin?
 
     public init(t: Int64, kind: Kind, algorithm: String? = nil, peakMilliG: Int32? = nil,
                 durationMicros: Int64? = nil, detail: String? = nil, file: String? = nil, gapMicros: Int64? = nil,
-                reason: TriggerReason? = nil) {
+                reason: TriggerReason? = nil, margin: TriggerMargin? = nil) {
         self.t = t
         self.kind = kind
         self.algorithm = algorithm
@@ -55,6 +60,7 @@ public struct EventRecord: Equatable, Sendable {
         self.file = file
         self.gapMicros = gapMicros
         self.reason = reason
+        self.margin = margin
     }
 
     /// Its kind's declaration (`EventKinds`: names, bindings, retained state, entity) and its
@@ -65,6 +71,7 @@ public struct EventRecord: Equatable, Sendable {
         case .flip(let s): return (EventKinds.flip, Self.stateName(s))
         case .tamper: return (EventKinds.tamper, nil)
         case .alarm(let tr): return (EventKinds.alarm, Self.alarmName(tr.to))
+        case .walkTest: return (EventKinds.walkTest, nil)
         case .fault: return (EventKinds.fault, nil)
         case .recovered: return (EventKinds.recovered, nil)
         }
@@ -137,6 +144,7 @@ public struct EventRecord: Equatable, Sendable {
         var f: [(String, JSON)] = [("t", .decimal(Self.seconds(t))), ("event", .string(k.name))]
         if let key = k.variantKey, let variant { f.append((key, .string(variant))) }
         if case .alarm(let tr) = kind { f += [("from", .string(Self.alarmName(tr.from))), ("cause", .string(Self.causeName(tr.cause)))] }
+        if case .walkTest(let c) = kind { f.append(("cause", .string(Self.causeName(c)))) }
         if let a = algorithm { f.append(("algorithm", .string(a))) }
         if let p = peakMilliG { f.append(("peak_g", .decimal(Self.g(p)))) }
         if let d = durationMicros { f.append(("duration_s", .decimal(TraceWriter.decimal((d + 500) / 1000, places: 3, trim: true)))) }
@@ -144,6 +152,7 @@ public struct EventRecord: Equatable, Sendable {
         if let file { f.append(("file", .string(file))) }
         if let g = gapMicros { f.append(("gap_s", .decimal(TraceWriter.decimal((g + 500) / 1000, places: 3, trim: true)))) }
         if let reason { f += reason.jsonFields }
+        if let margin { f += margin.jsonFields }
         return .members(f)
     }
 
@@ -159,6 +168,10 @@ public struct EventRecord: Equatable, Sendable {
             s += k.name + ": " + r.text
         } else {
             s += k.says + (variant.map { " " + $0.replacingUnderscores } ?? "")
+        }
+        if case .walkTest(let c) = kind {
+            let what = LastTrigger(cause: c, reason: reason, wallMicros: 0).text
+            s += " (" + what + (margin.map { ", " + $0.text } ?? "") + ")"
         }
         if case .alarm(let tr) = kind {
             s += " (was \(Self.alarmName(tr.from)), \(Self.causeName(tr.cause).replacingUnderscores)\(reason.map { ": " + $0.text } ?? ""))"

@@ -110,7 +110,7 @@ public struct TriggerReason: Equatable, Sendable {
 
     /// The angle between two vectors, radians (nil: either is zero): atan2 of the cross product's
     /// length and the dot product, which keeps small angles exact.
-    static func angle(_ a: Vec3, _ b: Vec3) -> Double? {
+    package static func angle(_ a: Vec3, _ b: Vec3) -> Double? {
         let ax = Double(a.x), ay = Double(a.y), az = Double(a.z), bx = Double(b.x), by = Double(b.y), bz = Double(b.z)
         let cx = ay * bz - az * by, cy = az * bx - ax * bz, cz = ax * by - ay * bx
         let dot = ax * bx + ay * by + az * bz
@@ -120,7 +120,7 @@ public struct TriggerReason: Equatable, Sendable {
     }
 
     /// Radians in tenths of a degree, rounded.
-    static func deci(_ radians: Double) -> Int { Int((radians * 1800 / Double.pi).rounded()) }
+    package static func deci(_ radians: Double) -> Int { Int((radians * 1800 / Double.pi).rounded()) }
 }
 
 /// The alarm's last trigger, as `jolt status`, MQTT's state topic and Home Assistant's panel
@@ -152,4 +152,61 @@ public struct LastTrigger: Equatable, Sendable {
         f.append(("utc", .string(WallClock.iso8601(wallMicros))))
         return .members(f)
     }
+}
+
+/// How far past its setting a trigger went: the figure of its reason over the setting it passed
+/// (a slide at 61 mm/s against `move_mm_s` 20: 3.05×). What a walk test reports, so that an owner
+/// sees how much room a disturbance left, or how little a theft needed.
+public struct TriggerMargin: Equatable, Sendable {
+    /// The ratio, hundredths (305: 3.05×).
+    public var hundredths: Int
+    /// The setting it passed (`move_mm_s`); nil for a fixed limit (the start of a tilt).
+    public var setting: String?
+    /// The setting's value, as a person reads it: "20 mm/s", "10.0°", "1.80 g", "2000 ms".
+    public var limit: String
+
+    public init(hundredths: Int, setting: String?, limit: String) {
+        self.hundredths = hundredths
+        self.setting = setting
+        self.limit = limit
+    }
+
+    /// The margin of `reason` against the settings it was judged by; nil for a reason without a
+    /// figure (a flip, the panel).
+    public init?(_ reason: TriggerReason, detection d: DetectionSettings, alarm a: AlarmSettings) {
+        func ratio(_ v: Int, _ limit: Int) -> Int { limit > 0 ? (v * 100 + limit / 2) / limit : 0 }
+        let deci = { (x: Int) in TraceWriter.decimal(Int64(x), places: 1, trim: false) + "°" }
+        switch reason.kind {
+        case .moved:
+            guard let v = reason.speedMMs else { return nil }
+            self.init(hundredths: ratio(v, Int(d.tamper.moveSpeedMMs)), setting: "move_mm_s", limit: "\(d.tamper.moveSpeedMMs) mm/s")
+        case .tilt:
+            guard let v = reason.deciDegrees else { return nil }
+            self.init(hundredths: ratio(v, Int(d.tamper.tiltDeci)), setting: "tilt_deg", limit: deci(Int(d.tamper.tiltDeci)))
+        case .tilting:
+            guard let v = reason.deciDegrees else { return nil }
+            let start = TriggerReason.deci(atan2(Double(Movement.turnMilliG), 1000))
+            self.init(hundredths: ratio(v, start), setting: nil, limit: deci(start) + " (the start of a tilt)")
+        case .shake:
+            guard let p = reason.peakMilliG else { return nil }
+            // The service runs Jolt's own shake detector: its peak against its threshold.
+            self.init(hundredths: ratio(Int(p), Int(d.shake.thresholdMilliG)), setting: "threshold_g", limit: EventRecord.g(d.shake.thresholdMilliG) + " g")
+        case .sensor:
+            guard let ms = reason.millis, a.sensorLostMillis > 0 else { return nil }
+            self.init(hundredths: ratio(ms, Int(a.sensorLostMillis)), setting: "sensor_lost_ms", limit: "\(a.sensorLostMillis) ms")
+        case .flip, .panic:
+            return nil
+        }
+    }
+
+    /// "3.05"
+    public var ratioText: String { TraceWriter.decimal(Int64(hundredths), places: 2, trim: false) }
+
+    /// The keys it adds to an event's JSON: "margin":3.05,"setting":"move_mm_s".
+    public var jsonFields: [(String, JSON)] {
+        [("margin", .decimal(ratioText))] + (setting.map { [("setting", .string($0))] } ?? [])
+    }
+
+    /// "3.05× move_mm_s 20 mm/s", "1.40× 1.7° (the start of a tilt)".
+    public var text: String { ratioText + "× " + (setting.map { $0 + " " } ?? "") + limit }
 }

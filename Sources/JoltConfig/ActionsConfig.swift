@@ -109,6 +109,12 @@ public struct AlarmConfig: Equatable, Sendable {
     public var keySwitch: String?
     /// Where the alarm's state is kept across restarts (nil: `AlarmStore.directory`'s default).
     public var stateDirectory: String?
+    /// A walk test (`mode: "test"`): armed as ever, but what would trigger it is announced (a
+    /// `walk_test` event with its reason and margin, a chirp) and nothing sounds.
+    public var walkTest = false
+    /// Chirps on the alarm's output: a short one each second of the grace period, one when it
+    /// starts watching, two when disarmed.
+    public var chirp = false
 }
 
 /// The control socket.
@@ -229,6 +235,8 @@ extension BoardProfile {
         guard let r else { return nil }
         var a = AlarmConfig()
         if let v = try r.bool("armed_at_start") { a.armedAtStart = v }
+        if let m = try r.choice("mode", ["alarm", "test"]) { a.walkTest = m == "test" }
+        if let v = try r.bool("chirp") { a.chirp = v }
         if let v = try r.integer("arming_ms", 0...3_600_000, "ms") { a.settings.armingMillis = v }
         if let v = try r.integer("max_sound_ms", 0...86_400_000, "ms") { a.settings.maxSoundMillis = v }
         if let v = try r.integer("sensor_lost_ms", 0...600_000, "ms") { a.settings.sensorLostMillis = v }
@@ -256,6 +264,9 @@ extension BoardProfile {
         if let k = try r.string("key_switch") {
             guard inputs.contains(k) else { throw r.fail("key_switch", r.node("key_switch"), "no input named \"\(k)\" in \"inputs\"") }
             a.keySwitch = k
+        }
+        if a.chirp && a.output == nil {
+            throw r.fail("chirp", r.node("chirp"), "chirps on the alarm's output, and there is none: set \"output\" or remove \"chirp\"")
         }
         try r.finish()
         return a

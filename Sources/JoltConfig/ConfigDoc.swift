@@ -43,7 +43,7 @@ package enum ConfigDoc {
          "actions": {"shake.began": [{"stdout": true}, {"output": "NAME", "pulse_ms": 200},
              {"output": "NAME", "cadence": {"on_ms": 500, "off_ms": 500}},
              {"command": ["/usr/bin/logger", "shake"], "timeout_ms": 10000}]},
-         "alarm": {"armed_at_start": true, "arming_ms": 10000, "max_sound_ms": 300000, "sensor_lost_ms": 2000, "triggers": ["tamper"],
+         "alarm": {"armed_at_start": true, "mode": "alarm", "chirp": false, "arming_ms": 10000, "max_sound_ms": 300000, "sensor_lost_ms": 2000, "triggers": ["tamper"],
            "output": "NAME", "cadence": {"on_ms": 500, "off_ms": 500}, "key_switch": "NAME", "state_dir": "/var/lib/jolt"},
          "control": {"socket": "/run/jolt/jolt.sock", "mode": "0660"},
          "mqtt": {"host": "broker.local", "port": 1883, "device": "kiosk-1", "client_id": "c", "username": "u",
@@ -202,6 +202,8 @@ package enum ConfigDoc {
         return [
             Key(path: "alarm", defaultValue: "no alarm", meaning: "The theft alarm: armed, it sounds when the board is moved (docs/alarm.md)."),
             Key(path: "alarm.armed_at_start", defaultValue: "false", meaning: "Arm when Jolt starts (after `arming_ms`); otherwise `jolt arm`, MQTT or the key switch arms it."),
+            Key(path: "alarm.mode", defaultValue: "\"alarm\"", meaning: "`\"test\"`: a walk test. Armed as ever, but what would trigger it is announced instead, as a `walk_test` event with its reason and its margin over the setting it passed (and a chirp on `output`); nothing sounds. `jolt status` and Home Assistant say so. Back to `\"alarm\"` and reload when done (docs/alarm.md)."),
+            Key(path: "alarm.chirp", defaultValue: "false", meaning: "Chirps on `output`: a short one each second of the grace period (the exit delay), one when it starts watching, two when disarmed."),
             Key(path: "alarm.arming_ms", defaultValue: "\(a.armingMillis)", meaning: "The grace period between arming and watching: time to step away."),
             Key(path: "alarm.max_sound_ms", defaultValue: "\(a.maxSoundMillis)", meaning: "A triggered alarm stops sounding after this (0: until disarmed), then watches again."),
             Key(path: "alarm.sensor_lost_ms", defaultValue: "\(a.sensorLostMillis)", meaning: "Armed, a sensor that sends nothing for this long triggers it with reason `sensor` (a cut cable, a chip pulled off or frozen); 0: a lost sensor is only a `fault`. It triggers once per loss: after `max_sound_ms` it stays quiet until the sensor is back."),

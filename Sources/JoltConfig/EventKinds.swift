@@ -52,10 +52,11 @@ public enum EventKinds {
                                          retained: ("tamper", on: [nil], off: []), entity: ("Tamper", true))
     public static let alarm = EventKind("alarm", variantKey: "state", variants: ["triggered", "armed", "arming", "disarmed"],
                                         extraBindings: ["cleared"].map { "alarm." + $0 }, says: "alarm")
+    public static let walkTest = EventKind("walk_test", says: "walk test: would trigger", entity: ("Walk test", true))
     public static let fault = EventKind("fault", says: "fault", retained: ("problem", on: [nil], off: []))
     public static let recovered = EventKind("recovered", says: "recovered", retained: ("problem", on: [], off: [nil]))
 
-    public static let all = [shake, flip, tamper, alarm, fault, recovered]
+    public static let all = [shake, flip, tamper, alarm, walkTest, fault, recovered]
 
     /// Every binding a profile's `actions` may name.
     public static var bindingNames: [String] { all.flatMap(\.bindings) }

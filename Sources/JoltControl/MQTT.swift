@@ -125,7 +125,7 @@ package final class MQTTBridge: @unchecked Sendable {
 
     package func start(board: BoardProfile, sensor: String, alarm: Alarm?) {
         link.setRetained(topic: availabilityTopic, payload: "online")
-        if let a = alarm { self.alarm(a.state, since: a.since) }
+        if let a = alarm { self.alarm(a.state, since: a.since, walkTest: board.alarm?.walkTest ?? false) }
         link.setRetained(topic: shakeTopic, payload: "OFF")
         link.setRetained(topic: faceDownTopic, payload: "OFF")
         link.setRetained(topic: problemTopic, payload: "OFF")
@@ -153,9 +153,10 @@ package final class MQTTBridge: @unchecked Sendable {
         }
     }
 
-    package func alarm(_ state: AlarmState, since: Int64, sinceWall: Int64 = WallClock.nowMicros(), lastTrigger: LastTrigger? = nil) {
+    package func alarm(_ state: AlarmState, since: Int64, sinceWall: Int64 = WallClock.nowMicros(), lastTrigger: LastTrigger? = nil, walkTest: Bool = false) {
         var f: [(String, JSON)] = [("state", .string(EventRecord.alarmName(state))), ("since", .decimal(EventRecord.seconds(since))),
                                    ("since_utc", .string(WallClock.iso8601(sinceWall))), ("device", .string(config.device))]
+        if walkTest { f.append(("walk_test", true)) }
         if let lastTrigger { f.append(("last_trigger", lastTrigger.jsonValue)) }
         link.setRetained(topic: stateTopic, payload: JSON.members(f).text)
         // The tamper sensor is on from a tamper until the alarm stops sounding.

@@ -182,6 +182,8 @@ public protocol SampleDetector: Sendable {
     /// What the tamper detector read when it last fired, read right after the sample at `t`
     /// that did (nil: it has not fired since it was armed).
     func tamperReading(at t: Int64) -> TamperReading?
+    /// The tamper detector's velocity now, mm/s per axis (zero when disarmed): a live view's.
+    var tamperVelocityMMs: Vec3 { get }
 }
 
 /// Shake, flip and tamper detection together, sharing one gravity estimate.
@@ -305,6 +307,11 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
     public var shakeProgress: Int32 { _shake.progress }
     public var tamperArmed: Bool { _tamper.isArmed }
     public func tamperReading(at t: Int64) -> TamperReading? { _tamper.reading(gravity: lowPass.value, at: t) }
+    public var tamperVelocityMMs: Vec3 {
+        guard _tamper.isArmed else { return .zero }
+        let v = _tamper.movement.velocityMMs
+        return Vec3(Int32(clamping: v.x), Int32(clamping: v.y), Int32(clamping: v.z))
+    }
 }
 
 /// Jolt's default detector set.

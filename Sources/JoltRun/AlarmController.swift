@@ -19,9 +19,22 @@ package struct AlarmEffects {
     package var sound: (Bool) -> Void
     /// A transition as an event record.
     package var announce: (EventRecord) -> Void
-    /// The state, since when (stream µs) and since when on the wall clock (µs since 1970), and
-    /// the last trigger.
-    package var publish: (AlarmState, Int64, Int64, LastTrigger?) -> Void
+    /// The state, since when (stream µs) and since when on the wall clock (µs since 1970), the
+    /// last trigger, and whether it is a walk test.
+    package var publish: (AlarmState, Int64, Int64, LastTrigger?, Bool) -> Void
+    /// A chirp pattern on the alarm's output (nil: stop one): a walk test's announcement, the
+    /// grace period's cadence, arming and disarming.
+    package var chirp: (Pattern?) -> Void = { _ in }
+}
+
+/// The alarm's chirps on its output.
+package enum Chirp {
+    /// A walk test's would-be trigger, and the alarm starting to watch: one short chirp.
+    package static let once = Pattern.beeps(on: 80, off: 120, count: 1)
+    /// Disarmed: two.
+    package static let twice = Pattern.beeps(on: 80, off: 120, count: 2)
+    /// The grace period (the exit delay): a short chirp each second until it watches.
+    package static let exitDelay = Pattern.cadence(on: 40, off: 960)
 }
 
 /// The theft alarm as `jolt run` keeps it: the state machine (`Alarm`, pure, in JoltCore), its
@@ -48,14 +61,29 @@ package final class AlarmController {
     package private(set) var triggeredAt: Int64?
     /// What last triggered it, why and when (since this run started).
     package private(set) var lastTrigger: LastTrigger?
+    /// A walk test (`alarm.mode: "test"`): a would-be trigger is announced, and nothing sounds.
+    package private(set) var walkTest: Bool
+    /// Chirps on arming, disarming and through the grace period (`alarm.chirp`).
+    package private(set) var chirps: Bool
+    /// The detection settings the triggers are judged by: a walk test's margins.
+    package private(set) var detection: DetectionSettings
+    /// The alarm's settings: a walk test's margin for a lost sensor.
+    package private(set) var settings: AlarmSettings
+    /// Would-be triggers of the walk test since it began (this run).
+    package private(set) var walkTestCount = 0
     private var begun = false
 
-    package init(settings: AlarmSettings, armedAtStart: Bool, store: AlarmStore?, effects: AlarmEffects) {
-        alarm = Alarm(settings: settings)
-        self.armedAtStart = armedAtStart
+    package init(config: AlarmConfig, detection: DetectionSettings, store: AlarmStore?, effects: AlarmEffects) {
+        alarm = Alarm(settings: config.settings)
+        settings = config.settings
+        armedAtStart = config.armedAtStart
+        walkTest = config.walkTest
+        chirps = config.chirp
+        self.detection = detection
         self.store = store
         self.effects = effects
         savedAtStart = store?.load()
+        if walkTest { Log.warning("alarm: walk test (alarm.mode \"test\"): what would trigger it is announced, and it never sounds") }
     }
 
     /// The alarm's state, and since when (stream µs).
@@ -107,7 +135,7 @@ package final class AlarmController {
             effects.sound(true)
         }
         effects.announce(EventRecord(t: t, kind: .alarm(AlarmTransition(from: .disarmed, to: s.state, cause: .restored))))
-        effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger)
+        effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger, walkTest)
     }
 
     /// What fresh detectors (at start, after a reload or a fault) take at their first sample
@@ -148,8 +176,25 @@ package final class AlarmController {
     package func observe(_ e: Events, at t: Int64, gravity: Vec3, reason: (AlarmTransition.Cause) -> TriggerReason? = { _ in nil }) -> DetectorChange? {
         var a = alarm
         let tr = a.tick(at: t) ?? a.observe(e, at: t)
+        if let tr, tr.to == .triggered, walkTest { return wouldTrigger(tr.cause, a, at: t, reason: reason(tr.cause)) }
         alarm = a
         return tr.flatMap { changed($0, at: t, gravity: gravity, reason: $0.to == .triggered ? reason($0.cause) : nil) }
+    }
+
+    /// A walk test: what would have triggered the alarm is announced — the event with its reason
+    /// and margin, the journal, a chirp — and the alarm keeps watching as it was (`after`: the
+    /// machine that would have triggered, for what it remembers of a lost sensor).
+    private func wouldTrigger(_ cause: AlarmTransition.Cause, _ after: Alarm, at t: Int64, reason: TriggerReason?) -> DetectorChange? {
+        var a = after
+        a.restore(state: alarm.state, since: alarm.since, sensorReported: after.sensorReported)
+        alarm = a
+        walkTestCount += 1
+        let margin = reason.flatMap { TriggerMargin($0, detection: detection, alarm: settings) }
+        let record = EventRecord(t: t, kind: .walkTest(cause), reason: reason, margin: margin)
+        effects.chirp(Chirp.once)
+        effects.announce(record)
+        Log.info("walk test: would trigger (\(LastTrigger(cause: cause, reason: reason, wallMicros: 0).text)\(margin.map { ", " + $0.text } ?? ""))")
+        return nil
     }
 
     /// While the sensor is lost (faulted, or re-probed but not yet sending data that changes):
@@ -158,6 +203,7 @@ package final class AlarmController {
     package func sensorSilent(for silent: Int64, at t: Int64, gravity: Vec3) -> DetectorChange? {
         var a = alarm
         let tr = a.sensorSilent(for: silent, at: t)
+        if let tr, tr.to == .triggered, tr.cause == .sensor, walkTest { return wouldTrigger(.sensor, a, at: t, reason: TriggerReason(sensorSilentMicros: silent)) }
         alarm = a
         return tr.flatMap { changed($0, at: t, gravity: gravity, reason: $0.to == .triggered ? TriggerReason(sensorSilentMicros: silent) : nil) }
     }
@@ -196,6 +242,7 @@ package final class AlarmController {
             triggeredAt = Sys.monotonicMicros()
         }
         if (tr.to == .triggered) != (tr.from == .triggered) { effects.sound(tr.to == .triggered) }
+        if chirps { chirp(after: tr) }
         sinceWall = WallClock.nowMicros()
         effects.announce(EventRecord(t: t, kind: .alarm(tr), reason: tr.to == .triggered ? reason : nil))
         if tr.to == .triggered {
@@ -203,22 +250,43 @@ package final class AlarmController {
             lastTrigger = last
             Log.warning("alarm: triggered (\(last.text))")
         }
-        effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger)
+        effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger, walkTest)
         store?.save(SavedAlarm(state: tr.to, sinceWallMicros: sinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference))
         return change
     }
 
+    /// `alarm.chirp`: a chirp each second of the grace period, one when it starts watching (not
+    /// when it re-arms after sounding), two when disarmed.
+    private func chirp(after tr: AlarmTransition) {
+        switch tr.to {
+        case .arming: effects.chirp(Chirp.exitDelay)
+        case .armed where tr.from != .triggered: effects.chirp(Chirp.once)
+        case .disarmed: effects.chirp(Chirp.twice)
+        case .armed, .triggered: if tr.from == .arming { effects.chirp(nil) }   // the panel's trigger in the grace period
+        }
+    }
+
     /// New settings from a reload: the same state, since the same time.
-    package func reconfigure(_ s: AlarmSettings) {
-        var a = Alarm(settings: s)
+    package func reconfigure(_ c: AlarmConfig, detection: DetectionSettings) {
+        var a = Alarm(settings: c.settings)
         a.restore(state: alarm.state, since: alarm.since, sensorReported: alarm.sensorReported)
         alarm = a
+        settings = c.settings
+        self.detection = detection
+        chirps = c.chirp
+        if c.walkTest != walkTest {
+            walkTest = c.walkTest
+            walkTestCount = 0
+            Log.warning(walkTest ? "alarm: walk test (alarm.mode \"test\"): what would trigger it is announced, and it never sounds" : "alarm: the walk test is over: a trigger sounds the alarm")
+            effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger, walkTest)
+        }
     }
 
     /// The alarm's part of a control reply: its state and since when.
     package var replyFields: [(String, JSON)] {
         [("alarm", true), ("state", .string(EventRecord.alarmName(alarm.state))), ("since", .decimal(EventRecord.seconds(alarm.since))),
          ("since_utc", .string(WallClock.iso8601(sinceWall))), ("tamper_repeats", .int(tamperRepeats))]
+            + (walkTest ? [("walk_test", true), ("walk_test_triggers", .int(walkTestCount))] : [])
             + (lastTrigger.map { [("last_trigger", $0.jsonValue)] } ?? [])
     }
 }

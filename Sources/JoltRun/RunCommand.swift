@@ -218,11 +218,12 @@ package final class RunCommand {
             let effects = AlarmEffects(
                 sound: { worker?.submit(.alarm(sounding: $0)) },
                 announce: { router.emit($0) },
-                publish: { state, since, sinceWall, last in
-                    notifier.send("STATUS=alarm \(EventRecord.alarmName(state))" + (state == .triggered ? (last.map { ": " + $0.text } ?? "") : ""))
-                    bridge?.alarm(state, since: since, sinceWall: sinceWall, lastTrigger: last)
-                })
-            alarm = AlarmController(settings: a.settings, armedAtStart: a.armedAtStart, store: store, effects: effects)
+                publish: { state, since, sinceWall, last, walkTest in
+                    notifier.send("STATUS=alarm \(EventRecord.alarmName(state))" + (walkTest ? " (walk test)" : "") + (state == .triggered ? (last.map { ": " + $0.text } ?? "") : ""))
+                    bridge?.alarm(state, since: since, sinceWall: sinceWall, lastTrigger: last, walkTest: walkTest)
+                },
+                chirp: { pattern in if let output = a.output { worker?.submit(.manual(output: output, pattern)) } })
+            alarm = AlarmController(config: a, detection: detectionSettings(sensor), store: store, effects: effects)
         }
         // What status and stream report: read from the parts, never from here (a board without a
         // file, the only one whose name a reload could not change, has no reload).

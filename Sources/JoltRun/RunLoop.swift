@@ -19,6 +19,11 @@ import JoltSupport
 package protocol RunWatcher: AnyObject {
     /// At each wake-up, with the run clock's time; true ends the run.
     func woke(now: Int64) -> Bool
+    /// Whether a run without an alarm arms its tamper detector a second after its first sample,
+    /// against the orientation then, so that the watcher sees lifts and slides judged as an
+    /// armed alarm would judge them (`jolt watch` on an alarm's board: a walk test without the
+    /// service). Nothing sounds: such a run has no alarm and no outputs.
+    var watchesTamper: Bool { get }
     /// Each sample (board axes) with the detectors' state after it.
     func sample(_ s: Sample, _ levels: LiveLevels)
     /// Each event as it is emitted, with the run clock's time.
@@ -27,6 +32,7 @@ package protocol RunWatcher: AnyObject {
 
 extension RunWatcher {
     package func woke(now: Int64) -> Bool { false }
+    package var watchesTamper: Bool { false }
     package func sample(_ s: Sample, _ levels: LiveLevels) {}
     package func event(_ r: EventRecord, now: Int64) {}
 }
@@ -166,6 +172,8 @@ package struct RunSink: EngineSink {
     /// Fresh detectors take the kept tamper reference at their first sample.
     package var rearm = false
     package var records: [EventRecord] = []
+    /// The first sample's time, for a watcher's tamper detector (`watchTamper`).
+    var firstSampleAt: Int64?
 
     package init(router: EventRouter, alarm: AlarmController?, notifier: Notifier, settings: DetectionSettings, sensor: ChipSensor, maxBackoffMicros: Int64) {
         self.router = router
@@ -206,13 +214,13 @@ package struct RunSink: EngineSink {
     package mutating func sample<D: SampleDetector>(_ s: Sample, events e: Events, detectors d: borrowing D) -> DetectorChange? {
         let watcher = router.watcher, control = router.control
         if watcher != nil || control?.streaming == true {
-            let levels = LiveLevels(gravity: d.gravity, shakeProgress: d.shakeProgress, faceDown: d.isFaceDown)
+            let levels = LiveLevels(d)
             watcher?.sample(s, levels)
             if let c = control, c.streaming { c.stream(levels.streamLine(s)) }
         }
         guard let alarm else {
             if !e.isEmpty { route(e, at: s.t, detectors: d) }
-            return nil
+            return watchTamper(at: s.t, detectors: d)
         }
         // The first sample of fresh detectors takes the armed reference; then the sample's events
         // as records, then the alarm's step (which may arm or disarm the tamper detector anew).
@@ -222,6 +230,17 @@ package struct RunSink: EngineSink {
         if !shown.isEmpty { route(shown, at: s.t, detectors: d) }
         let tamper = e.contains(.tamper) ? d.tamperReading(at: s.t) : nil, peak2 = e.contains(.shakeBegan) ? d.shakePeak2 : 0
         return alarm.observe(e, at: s.t, gravity: d.gravity, reason: { TriggerReason(cause: $0, tamper: tamper, shakePeak2: peak2) }) ?? first
+    }
+
+    /// Without an alarm, for a watcher that asks (`RunWatcher.watchesTamper`): the tamper
+    /// detector armed a second after the first sample, against the orientation then.
+    mutating func watchTamper<D: SampleDetector>(at t: Int64, detectors d: borrowing D) -> DetectorChange? {
+        guard let watcher = router.watcher, watcher.watchesTamper, !d.tamperArmed else { return nil }
+        guard let first = firstSampleAt else {
+            firstSampleAt = t
+            return nil
+        }
+        return t - first >= 1_000_000 ? .armTamper(reference: d.gravity) : nil
     }
 
     /// A sample's events as records, to the router.

@@ -51,8 +51,10 @@ extension RunCommand {
             a.settings = n.settings
             a.armedAtStart = n.armedAtStart
             a.keySwitch = n.keySwitch
+            a.walkTest = n.walkTest
+            a.chirp = n.chirp
             applied.alarm = a
-            alarm?.reconfigure(n.settings)
+            alarm?.reconfigure(a, detection: new.detection)
         }
         board = applied
         router?.bindings = board.actions

@@ -141,6 +141,7 @@ EXPECTED = {  # entity id → (device class or None, entity category or None)
     "event.jolt_kiosk_1_shake_event": (None, None),
     "event.jolt_kiosk_1_flip_event": (None, None),
     "event.jolt_kiosk_1_tamper_event": (None, None),
+    "event.jolt_kiosk_1_walk_test_event": (None, None),
     "siren.jolt_kiosk_1_buzzer": (None, None),
     "button.jolt_kiosk_1_test_buzzer": (None, "diagnostic"),
     "binary_sensor.jolt_kiosk_1_tamper": ("tamper", None),
@@ -340,16 +341,18 @@ async def templates(configs):
                                                              "text": "tamper: moved 61 mm/s for 180 ms", "utc": "2026-12-03T10:00:00Z"}}
     expect("panel attributes after a trigger", json.loads(value(panel["json_attributes_template"], json.dumps(trig))),
            {"last_trigger": "tamper: moved 61 mm/s for 180 ms", "last_trigger_cause": "tamper", "last_trigger_reason": "moved",
-            "last_trigger_mm_s": 61, "last_trigger_deg": None, "last_trigger_utc": "2026-12-03T10:00:00Z"})
+            "last_trigger_mm_s": 61, "last_trigger_deg": None, "last_trigger_utc": "2026-12-03T10:00:00Z", "walk_test": False})
     expect("panel attributes before any trigger", json.loads(value(panel["json_attributes_template"], '{"state":"armed","since":1.0}')),
            {"last_trigger": None, "last_trigger_cause": None, "last_trigger_reason": None, "last_trigger_mm_s": None,
-            "last_trigger_deg": None, "last_trigger_utc": None})
+            "last_trigger_deg": None, "last_trigger_utc": None, "walk_test": False})
+    expect("panel attributes in a walk test", json.loads(value(panel["json_attributes_template"], '{"state":"armed","since":1.0,"walk_test":true}'))["walk_test"], True)
     attrs = json.loads(value(last["json_attributes_template"], '{"command":"arm","ok":true,"state":"arming"}'))
     expect("last command attributes", attrs, {"command": "arm", "ok": True, "error": None, "alarm_state": "arming"})
     samples = [{"event": "shake", "phase": p, "t": 1.5} for p in ("began", "ended", "cancelled")] + \
               [{"event": "flip", "state": s, "t": 2.5} for s in ("face_down", "face_up")] + \
-              [{"event": "tamper", "t": 3.5}, {"event": "alarm", "state": "triggered", "from": "armed", "cause": "tamper", "t": 3.5}]
-    for name in ("event/shake", "event/flip", "event/tamper"):
+              [{"event": "tamper", "t": 3.5}, {"event": "alarm", "state": "triggered", "from": "armed", "cause": "tamper", "t": 3.5}] + \
+              [{"event": "walk_test", "cause": "tamper", "reason": "moved", "mm_s": 61, "ms": 180, "margin": 3.05, "setting": "move_mm_s", "t": 4.5}]
+    for name in ("event/shake", "event/flip", "event/tamper", "event/walk_test"):
         cfg, kind = configs[name], name.split("/")[1]
         for e in samples:
             out = value(cfg["value_template"], json.dumps(e))

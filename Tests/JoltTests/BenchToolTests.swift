@@ -210,6 +210,28 @@ struct PlotTests {
         #expect(x.all("line", "class", "event").count == replay && replay >= 60, "\(replay) events")
     }
 
+    @Test("--arm: two more panels, the tamper detector's speed against move_mm_s and its tilt against tilt_deg, and each tamper labelled with its reason")
+    func armed() throws {
+        let trace = NSTemporaryDirectory() + "plot-\(UUID().uuidString).csv"
+        #expect(jolt(["record", "--board", packageRoot + "/boards/kiosk-alarm.json", "--seconds", "20", "--fast", "-o", trace]).code == .ok)
+        let svg = NSTemporaryDirectory() + "plot-\(UUID().uuidString).svg"
+        let r = jolt(["plot", trace, "-o", svg, "--arm"])
+        #expect(r.code == .ok, "\(r.error)")
+        let x = try SVGElements.parse(svg)
+        let titles = x.all("text", "class", "panel-title").map(\.2)
+        #expect(titles.suffix(2) == ["tamper: speed (mm/s)", "tamper: tilt from where it was armed (°)"], "\(titles)")
+        for s in ["speed", "tilt"] {
+            #expect((x.all("path", "id", "series-\(s)").first?.1["d"] ?? "").count > 1000, "series \(s) is drawn")
+        }
+        let thresholds = x.all("text", "class", "threshold-label").map(\.2)
+        #expect(thresholds.contains("move_mm_s 20 (for 120 ms)") && thresholds.contains("tilt_deg 10"), "\(thresholds)")
+        let labels = x.all("text", "class", "event-label").map(\.2)
+        #expect(labels.first(where: { $0.hasPrefix("tamper") })?.hasPrefix("tamper: moved ") == true, "the lift, with its reason: \(labels)")
+        // Not armed: three panels, as before.
+        #expect(jolt(["plot", trace, "-o", svg]).code == .ok)
+        #expect(try SVGElements.parse(svg).all("g", "class", "panel").count == 3)
+    }
+
     @Test("bad uses: no -o, two traces, standard input, a missing file, a trace of one sample")
     func bad() {
         #expect(jolt(["plot", "x.csv"]).code == .usage)
@@ -234,6 +256,21 @@ struct WatchTests {
         let events = lines.filter { !$0.contains(" |a| ") }
         #expect(events.count == 4 && events[0].contains("shake began") && events[2].contains("flip: face down"), "\(events)")
         #expect(ticks.contains { $0.contains("face down") })
+    }
+
+    @Test("on an alarm's board, without the service: the tamper detector watches a second in, the lift is a tamper with its reason, speed and tilt shown against their settings")
+    func kioskWalk() {
+        let r = jolt(["watch", "--board", packageRoot + "/boards/kiosk-alarm.json", "--fast", "--seconds", "20"])
+        #expect(r.code == .ok, "\(r.error)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let ticks = lines.filter { $0.contains(" |a| ") }
+        #expect(!ticks[0].contains("tamper speed") && ticks[3].contains("tamper speed 0/20 mm/s tilt "), "armed after a second: \(ticks.prefix(4))")
+        #expect(ticks.contains { l in l.split(separator: " ").contains { $0.hasSuffix("/20") && (Int($0.dropLast(3)) ?? 0) > 100 } }, "the lift's speed shows")
+        let events = lines.filter { !$0.contains(" |a| ") }
+        #expect(events.first?.contains("tamper: moved ") == true, "\(events)")
+        // A board without an alarm arms nothing.
+        let plain = jolt(["watch", "--fast", "--seconds", "3"])
+        #expect(!plain.out.contains("tamper"))
     }
 
     @Test("the screen is 24 lines of at most 80 characters, with every part in it")
@@ -279,6 +316,15 @@ struct WatchTests {
         #expect(head.count <= 80 && head.hasSuffix("q quits") && head.contains("…"), "\(head)")
         // A small terminal gets the top of the screen, cut to its width.
         #expect(w.render(width: 40, height: 10).count == 10 && w.render(width: 40, height: 10).allSatisfy { $0.count <= 40 })
+        // While the tamper detector watches: its speed as a bar against move_mm_s, its tilt.
+        w.state.tamper = (speedMMs: 35, tiltDeci: 124)
+        w.state.speedPeak = 35
+        let armed = w.render(width: 80, height: 24)
+        #expect(armed.count == 24 && armed.allSatisfy { $0.count <= 80 })
+        let text2 = armed.joined(separator: "\n")
+        for part in ["tamper  speed   35 mm/s [", "move_mm_s 20 for 120 ms; tilt 12.4° of 10.0° since armed", "last events"] {
+            #expect(text2.contains(part), "\(part) in\n\(text2)")
+        }
     }
 
     /// q typed, or the SIGINT a terminal sends its foreground program for Ctrl-C (this pty is

@@ -43,7 +43,7 @@ struct HomeAssistantTests {
         let (b, board) = try bridge(#", "command_code": "4711""#)
         let (present, removed) = configs(b, board)
         #expect(present.count + removed.count == MQTTBridge.allEntities.count, "one topic for every entity Jolt ever published")
-        #expect(Set(present.keys) == ["alarm_control_panel/alarm", "sensor/last_command", "event/shake", "event/flip", "event/tamper", "siren/buzzer",
+        #expect(Set(present.keys) == ["alarm_control_panel/alarm", "sensor/last_command", "event/shake", "event/flip", "event/tamper", "event/walk_test", "siren/buzzer",
                                       "button/test_buzzer", "binary_sensor/tamper", "binary_sensor/problem", "binary_sensor/shake", "binary_sensor/face_down"])
         #expect(removed == ["sensor/last_event"], "the old last-event sensor is removed")
         var ids: Set<String> = []
@@ -76,7 +76,7 @@ struct HomeAssistantTests {
         #expect(panel["supported_features"] as? [String] == ["arm_away", "trigger"] && panel["code_trigger_required"] as? Bool == true)
         let (b2, board2) = try bridge("", alarm: false)
         let c2 = configs(b2, board2)
-        #expect(c2.removed == ["alarm_control_panel/alarm", "event/tamper", "binary_sensor/tamper", "sensor/last_event"], "\(c2.removed)")
+        #expect(c2.removed == ["alarm_control_panel/alarm", "event/tamper", "event/walk_test", "binary_sensor/tamper", "sensor/last_event"], "\(c2.removed)")
         #expect(c2.present["siren/buzzer"] != nil, "the buzzer is the board's output")
         let (b3, board3) = try bridge(#", "discovery": false"#)
         let c3 = configs(b3, board3)

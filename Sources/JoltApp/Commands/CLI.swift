@@ -197,6 +197,9 @@ public enum JoltCLI {
             out.write("this board has no alarm\n")
         } else {
             out.write("alarm \(field("state") ?? "?") since \(field("since_utc") ?? "t=\(field("since") ?? "?") s")\n")
+            if field("walk_test") == "true" {
+                out.write("walk test: nothing sounds; \(counted(Int(field("walk_test_triggers") ?? "") ?? 0, "would-be trigger")) so far (alarm.mode \"test\" in the profile)\n")
+            }
             if case .object(let last)? = o.first(where: { $0.key == "last_trigger" })?.value.value,
                case .string(let text)? = last.first(where: { $0.key == "text" })?.value.value {
                 let at = last.first(where: { $0.key == "utc" }).flatMap { if case .string(let u) = $0.value.value { return " at " + u } else { return nil } }

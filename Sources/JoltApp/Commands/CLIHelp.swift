@@ -92,13 +92,14 @@ extension JoltCLI {
                 On a terminal, a screen redrawn eight times a second (80×24 is enough, over SSH too): each
                 axis and the magnitude as bars with numbers, the rotation rate, the orientation (face up,
                 face down, on a side), the shake detector's level against its threshold and strong level
-                with its lobes so far, the flip and tamper levels, and the last events as they fire. q or
-                Ctrl-C quits and gives the terminal back as it was. When standard output is not a terminal
-                (or with --plain): one line every half second, and each event on its own line.
+                with its lobes so far, the flip level, the tamper detector's speed and tilt against
+                move_mm_s and tilt_deg, and the last events as they fire. q or Ctrl-C quits and gives the
+                terminal back as it was. Not on a terminal (or --plain): a line every half second, and events.
                 When a 'jolt run' (the service) holds the board, watch attaches to it over its control
                 socket and shows what it sees, read only. Otherwise the chip is read here exactly as
-                'jolt run' reads it, with the same detectors; the board's outputs, alarm and actions
-                are not touched. The simulated board loops its motion.
+                'jolt run' reads it, with the same detectors, leaving outputs, alarm and actions alone; an
+                alarm's tamper detector is armed a second in, so a lift shows as the alarm would judge it,
+                and nothing sounds (a walk test). The simulated board loops its motion.
                 """,
             options: [
                 ("--board FILE", "the board profile (default: $JOLT_BOARD, /etc/jolt/jolt.json, as jolt run)"),
@@ -272,12 +273,12 @@ extension JoltCLI {
             name: "plot", summary: "draw a trace as an SVG picture, with the thresholds and the events",
             usage: "jolt plot TRACE -o FILE.svg [--config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm]",
             details: """
-                Draws the trace in up to three panels over time: the acceleration on each axis and its
+                Draws the trace in up to three panels (five with --arm) over time: the acceleration on each axis and its
                 magnitude (with the gravity estimate's z and the face-down level); the dynamic acceleration
                 |a - gravity| against the shake threshold, its hysteresis and the strong level; and the
-                rotation rate. The events 'jolt replay' finds with the same settings are marked across the
-                panels and labelled, shakes shaded from began to ended: to see why a shake fired, or did
-                not. Long traces are drawn as a min-max envelope per pixel, so the file stays small.
+                rotation rate; with --arm, the tamper detector's speed and tilt against move_mm_s and
+                tilt_deg. The events 'jolt replay' finds are marked and labelled (a tamper with its
+                reason), shakes shaded from began to ended: to see why a shake or a tamper fired, or not. Long traces are drawn as a min-max envelope per pixel, so the file stays small.
                 Open the SVG in any web browser.
                 """,
             options: [("-o, --output FILE", "the SVG to write (required)")] + detectionOptions + [

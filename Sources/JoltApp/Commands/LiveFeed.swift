@@ -74,6 +74,10 @@ enum LiveFeed {
         var loop = false
         /// Attach to a running jolt whatever its bus (`--socket`, or no board named and one answers).
         var attachFirst = false
+        /// Reading the chip here for a board whose alarm watches for tamper: arm the tamper
+        /// detector a second in (`RunWatcher.watchesTamper`), so that a lift shows as the alarm
+        /// would judge it.
+        var watchTamper = false
     }
 
     static func run(board: BoardProfile, options: Options, view: LiveView) throws(JoltError) -> End {
@@ -105,6 +109,7 @@ enum LiveFeed {
         o.control = false
         let cmd = try RunCommand(board: b, options: o, out: TextOutput(fd: -1))
         let local = LocalFeed(view: view, board: b, name: board.file.isEmpty ? board.name : board.file, sensor: cmd.hw.sensor, limitMicros: options.limitMicros)
+        local.watchesTamper = options.watchTamper && board.alarm?.settings.triggers.contains(.tamper) == true
         cmd.watcher = local
         try cmd.run()
         if cmd.hw.exhausted, !local.stopped, !local.reachedLimit { return .motionEnded }
@@ -241,6 +246,7 @@ final class LocalFeed: RunWatcher {
     var first: Int64?
     var stopped = false
     var reachedLimit = false
+    var watchesTamper = false
 
     init(view: LiveView, board: BoardProfile, name: String, sensor: ChipSensor, limitMicros: Int64?) {
         self.view = view

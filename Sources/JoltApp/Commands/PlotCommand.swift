@@ -56,8 +56,9 @@ struct PlotCommand {
     }
 
     /// The series drawn: acceleration x, y, z, magnitude, gravity z; dynamic magnitude;
-    /// rotation x, y, z (mg, mg, mdps).
-    enum S: Int, CaseIterable { case ax, ay, az, mag, gz, dyn, rx, ry, rz }
+    /// rotation x, y, z (mg, mg, mdps); armed (`--arm`), the tamper detector's speed and its
+    /// tilt from where it was armed (mm/s, tenths of a degree).
+    enum S: Int, CaseIterable { case ax, ay, az, mag, gz, dyn, rx, ry, rz, speed, tilt }
 
     struct Drawn {
         var envelopes: [Envelope]
@@ -68,6 +69,8 @@ struct PlotCommand {
         var first: Int64 = 0, last: Int64 = 0
         var hasGyro = false
         var rateMilliHz: Int32 = 0
+        /// The tamper detector was armed: its speed and tilt are drawn.
+        var armed = false
     }
 
     func run(out: TextOutput) throws(JoltError) {
@@ -108,6 +111,7 @@ struct PlotCommand {
             var out = Drawn(envelopes: S.allCases.map { _ in Envelope(cols) }, points: S.allCases.map { _ in [] })
             out.first = first
             out.last = last
+            out.armed = arm
             var records: [EventRecord] = []
             let span = max(last - first, 1)
             while let s = try file.next() {
@@ -118,7 +122,9 @@ struct PlotCommand {
                 let dx = Int64(s.accel.x) - Int64(g.x), dy = Int64(s.accel.y) - Int64(g.y), dz = Int64(s.accel.z) - Int64(g.z)
                 let dyn = Int32(clamping: Int64(Double(dx * dx + dy * dy + dz * dz).squareRoot()))
                 let a2 = Int64(s.accel.x) * Int64(s.accel.x) + Int64(s.accel.y) * Int64(s.accel.y) + Int64(s.accel.z) * Int64(s.accel.z)
-                let values: [Int32] = [s.accel.x, s.accel.y, s.accel.z, Int32(clamping: Int64(Double(a2).squareRoot())), g.z, dyn, s.gyro.x, s.gyro.y, s.gyro.z]
+                let levels = LiveLevels(d).tamper
+                let values: [Int32] = [s.accel.x, s.accel.y, s.accel.z, Int32(clamping: Int64(Double(a2).squareRoot())), g.z, dyn, s.gyro.x, s.gyro.y, s.gyro.z,
+                                       levels?.speedMMs ?? 0, levels?.tiltDeci ?? 0]
                 let c = min(Int((s.t - first) * Int64(cols) / span), cols - 1)
                 for (i, v) in values.enumerated() {
                     out.envelopes[i].add(c, v)
@@ -207,55 +213,6 @@ struct PlotCommand {
         s += Self.shakeSpans(c) + Self.timeTicks(c)
         for (i, p) in panels.enumerated() { s += Self.panel(p, index: i, c) }
         return s + Self.events(c) + "</svg>\n"
-    }
-
-    /// The panels: acceleration, dynamic acceleration, and rotation when there is a gyro.
-    static func panels(_ d: Drawn, settings: DetectionSettings) -> [Panel] {
-        func range(_ ids: [S], scale: Double, floor: Double, symmetric: Bool) -> (Double, Double) {
-            var lo = 0.0, hi = floor
-            for id in ids {
-                let e = d.envelopes[id.rawValue]
-                for c in e.used.indices where e.used[c] {
-                    lo = min(lo, Double(e.lo[c]) / scale)
-                    hi = max(hi, Double(e.hi[c]) / scale)
-                }
-            }
-            if symmetric {
-                let m = max(-lo, hi, floor)
-                return (-m * 1.05, m * 1.05)
-            }
-            return (min(lo, 0), hi * 1.08)
-        }
-        var panels: [Panel] = []
-        var y = top
-        let (alo, ahi) = range([.ax, .ay, .az, .mag], scale: 1000, floor: 1.2, symmetric: true)
-        let faceDown = -cos(Double(settings.flip.faceDownAngleDeci) / 10 * Double.pi / 180)
-        var accelLines: [(Double, String, String, Bool)] = [(faceDown, "face down below \(num(faceDown)) g (gravity z)", "#7b3294", true)]
-        if settings.shakeAlgorithm == .threshold {
-            let t = Double(settings.phoneShake.axisThresholdMilliG) / 1000
-            accelLines += [(t, "threshold \(num(t)) g per axis", "#e66101", true), (-t, "", "#e66101", true)]
-        }
-        panels.append(Panel(title: "acceleration", unit: "g", top: y, lo: alo, hi: ahi,
-                            series: [(.ax, "x", "#d7191c", 1000, false), (.ay, "y", "#1a9641", 1000, false), (.az, "z", "#2c7bb6", 1000, false),
-                                     (.mag, "|a|", "#222222", 1000, false), (.gz, "gravity z", "#7b3294", 1000, true)],
-                            lines: accelLines))
-        y += panelHeight + gap
-        let sh = settings.shake
-        let strong = Double(sh.strongMilliG) / 1000, threshold = Double(sh.thresholdMilliG) / 1000, hysteresis = Double(sh.hysteresisMilliG) / 1000
-        let (_, dhi) = range([.dyn], scale: 1000, floor: strong * 1.15, symmetric: false)
-        panels.append(Panel(title: "dynamic acceleration |a − gravity|", unit: "g", top: y, lo: 0, hi: dhi,
-                            series: [(.dyn, "|a − gravity|", "#222222", 1000, false)],
-                            lines: [(strong, "strong \(num(strong)) g", "#d7191c", true),
-                                    (threshold, "shake threshold \(num(threshold)) g", "#e66101", false),
-                                    (hysteresis, "hysteresis \(num(hysteresis)) g", "#999999", true)]))
-        if d.hasGyro {
-            y += panelHeight + gap
-            let (rlo, rhi) = range([.rx, .ry, .rz], scale: 1000, floor: 30, symmetric: true)
-            panels.append(Panel(title: "rotation rate", unit: "°/s", top: y, lo: rlo, hi: rhi,
-                                series: [(.rx, "x", "#d7191c", 1000, false), (.ry, "y", "#1a9641", 1000, false), (.rz, "z", "#2c7bb6", 1000, false)],
-                                lines: []))
-        }
-        return panels
     }
 
     /// Shakes as shaded spans, under everything.
@@ -372,7 +329,7 @@ struct PlotCommand {
         case .shake(.cancelled): return ("shake cancelled", "#d7191c")
         case .flip(.faceDown): return ("face down", "#7b3294")
         case .flip(.faceUp): return ("face up", "#7b3294")
-        case .tamper: return ("tamper", "#d7191c")
+        case .tamper: return ("tamper" + (e.reason.map { ": " + $0.text } ?? ""), "#d7191c")
         default: return (e.bindingName, "#555555")
         }
     }

@@ -58,6 +58,10 @@ final class WatchCommand: LiveView {
         var faceDown = false
         /// Gravity when the view started (after 1 s): the tamper detector's reference.
         var reference: Vec3?
+        /// While the tamper detector watches: the largest speed since the last redraw, mm/s, and
+        /// the tilt from where it was armed, tenths of a degree.
+        var tamper: (speedMMs: Int32, tiltDeci: Int32)?
+        var speedPeak: Int32 = 0
         var events: [String] = []
         var samples = 0
         var sensorOK = true
@@ -102,6 +106,7 @@ final class WatchCommand: LiveView {
         var o = LiveFeed.Options(fast: options.fast, trace: options.trace, limitMicros: options.limitMicros, socket: options.socket)
         o.loop = true
         o.attachFirst = options.attachFirst
+        o.watchTamper = true
         if try LiveFeed.run(board: board, options: o, view: self) == .serverGone {
             throw JoltError(.unavailable, "watch: the running jolt stopped")
         }
@@ -126,6 +131,8 @@ final class WatchCommand: LiveView {
         state.dynamicPeak = max(state.dynamicPeak, dyn)
         state.progress = levels.shakeProgress
         state.faceDown = levels.faceDown
+        state.tamper = levels.tamper
+        if let t = levels.tamper { state.speedPeak = max(state.speedPeak, t.speedMMs) }
         state.samples += 1
         if state.reference == nil && Int64(state.samples) * state.periodMicros >= 1_000_000 {
             state.reference = levels.gravity
@@ -135,6 +142,7 @@ final class WatchCommand: LiveView {
             out.write(plainLine() + "\n")
             out.flush()
             state.dynamicPeak = 0
+            state.speedPeak = 0
         }
     }
 
@@ -160,6 +168,7 @@ final class WatchCommand: LiveView {
         out.write(Self.frame(render(width: size.columns, height: size.rows)))
         out.flush()
         state.dynamicPeak = 0
+        state.speedPeak = 0
         return false
     }
 
@@ -244,6 +253,9 @@ final class WatchCommand: LiveView {
         if state.settings.shakeAlgorithm == .jolt {
             line += state.shaking ? " shaking" : " lobes \(min(state.progress, state.settings.shake.minLobes))/\(state.settings.shake.minLobes)"
         }
+        if let t = state.tamper {
+            line += "  tamper speed \(state.speedPeak)/\(state.settings.tamper.moveSpeedMMs) mm/s tilt \(format1(Double(t.tiltDeci) / 10))/\(format1(Double(state.settings.tamper.tiltDeci) / 10))°"
+        }
         return line
     }
 
@@ -298,8 +310,7 @@ final class WatchCommand: LiveView {
         lines.append("         " + detail)
         let fd = -cos(Double(state.settings.flip.faceDownAngleDeci) / 10 * Double.pi / 180)
         lines.append(" flip    \(state.faceDown ? "face down" : "face up"); face down when gravity z < \(Self.g2(Int32((fd * 1000).rounded()))) g (now \(state.gravity.z >= 0 ? "+" : "")\(Self.g2(state.gravity.z)) g)")
-        let limit = Double(state.settings.tamper.tiltDeci) / 10
-        lines.append(" tamper  " + (tamperTilt().map { "tilt \(format1($0))° of \(format1(limit))° from where it lay at the start" } ?? "taking the reference…"))
+        lines += tamperLines(barWidth: max(20, w - 24))
         lines.append("")
         lines.append(" last events")
         let shown = max(0, height - lines.count - 1)
@@ -309,6 +320,22 @@ final class WatchCommand: LiveView {
         while lines.count < height - 1 { lines.append("") }
         lines.append(" t \(EventRecord.seconds(s.t / 100_000 * 100_000)) s   \(state.samples) samples   sensor \(state.sensorOK ? "ok" : "FAULT")   faults \(state.faults)")
         return lines.prefix(height).map { String($0.prefix(width)) }
+    }
+
+    /// The tamper lines: while its detector watches, its speed as a bar against move_mm_s and its
+    /// tilt; otherwise the tilt from where the kiosk lay when the view started.
+    func tamperLines(barWidth: Int) -> [String] {
+        var out: [String] = []
+        let ts = state.settings.tamper, limit = Double(ts.tiltDeci) / 10
+        if let t = state.tamper {
+            // As the armed detector judges it: its speed against move_mm_s, its tilt against tilt_deg.
+            let top = Double(max(ts.moveSpeedMMs * 3, 60))
+            out.append(" tamper  speed \(String(state.speedPeak).leftPadded(4)) mm/s " + Self.bar(Double(state.speedPeak), lo: 0, hi: top, width: barWidth, marks: [(Double(ts.moveSpeedMMs), ":")]))
+            out.append("         : move_mm_s \(ts.moveSpeedMMs) for \(ts.moveMillis) ms; tilt \(format1(Double(t.tiltDeci) / 10))° of \(format1(limit))° since armed")
+        } else {
+            out.append(" tamper  " + (tamperTilt().map { "tilt \(format1($0))° of \(format1(limit))° from where it lay at the start (not armed)" } ?? "taking the reference…"))
+        }
+        return out
     }
 
     func format1(_ v: Double) -> String {
