@@ -156,7 +156,7 @@ package enum ConfigDoc {
         return [
             Key(path: "sim", defaultValue: "", meaning: "What the simulated board (`\"bus\": \"sim\"`) plays: a register-level chip on a simulated bus."),
             Key(path: "sim.chip", defaultValue: "\"mpu6050\"", meaning: "The simulated chip: " + ChipRegistry.names.map { "`\($0)`" }.joined(separator: ", ") + "."),
-            Key(path: "sim.motion", defaultValue: "\"demo\"", meaning: "A built-in motion: `demo` (rest, a shake, rest, a flip face down and back), `rest` (lying still), `lift` (at rest, then lifted and carried: the alarm's test), `shake`, `flip`."),
+            Key(path: "sim.motion", defaultValue: "\"demo\"", meaning: "A built-in motion: `demo` (rest, a shake, rest, a flip face down and back), `rest` (lying still), `lift` (at rest, then lifted and carried: the alarm's test), `shake`, `flip`, `shop` (a minute of a counter's life, never stolen: taps on the screen, a lean, a slammed door, the building's hum; what `jolt tune` learns from)."),
             Key(path: "sim.trace", defaultValue: "", meaning: "A jolt-trace file to play instead of a motion (relative to the profile's folder). `--trace` overrides it."),
             Key(path: "sim.loop", defaultValue: "false", meaning: "Play the motion again and again."),
             Key(path: "sim.at_end", defaultValue: "\"exit\"", meaning: "At the end of the motion: `exit` (the run ends) or `rest` (lie still until stopped: a service)."),

@@ -10,7 +10,7 @@ import JoltSupport
 public struct SimSettings: Sendable, Equatable {
     /// The simulated chip, by its registry name.
     public var chip = ChipRegistry.names[0]
-    /// A built-in motion script: "demo", "rest", "lift", "shake", "flip".
+    /// A built-in motion script: "demo", "rest", "lift", "shake", "flip", "shop".
     public var motion = "demo"
     /// A trace to play instead of a script (path relative to the board file's folder).
     public var trace: String?
@@ -55,7 +55,7 @@ extension BoardProfile {
             }
             s.chip = c
         }
-        if let m = try r.choice("motion", ["demo", "rest", "lift", "shake", "flip"]) { s.motion = m }
+        if let m = try r.choice("motion", ["demo", "rest", "lift", "shake", "flip", "shop"]) { s.motion = m }
         if let t = try r.string("trace") {
             guard !t.isEmpty else { throw r.fail("trace", r.node("trace"), "must be a path to a jolt-trace file") }
             s.trace = t

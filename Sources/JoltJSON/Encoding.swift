@@ -72,3 +72,17 @@ extension JSON {
         return t.count <= 40 ? t : String(t.prefix(37)) + "…"
     }
 }
+
+extension JSONNode {
+    /// An object without `key` (unchanged when it has none).
+    public func removing(_ key: String) -> JSONNode {
+        guard case .object(let members) = value else { return self }
+        return JSONNode(value: .object(members.filter { $0.key != key }), line: line)
+    }
+
+    /// The member `key` of an object, if it has one.
+    public func member(_ key: String) -> JSONNode? {
+        guard case .object(let members) = value else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+}

@@ -371,14 +371,15 @@ extension JSONNode {
         if let s = scalar(value) { return s }
         switch value {
         case .array(let items):
-            let flat = items.compactMap { scalar($0.value) }
-            if flat.count == items.count && flat.joined(separator: ", ").count <= 60 { return "[" + flat.joined(separator: ", ") + "]" }
-            return "[\n" + items.map { pad + "  " + $0.pretty(indent: indent + 2) }.joined(separator: ",\n") + "\n" + pad + "]"
+            let inner = items.map { $0.pretty(indent: indent + 2) }
+            if !inner.contains(where: { $0.contains("\n") }) && inner.joined(separator: ", ").count <= 60 { return "[" + inner.joined(separator: ", ") + "]" }
+            return "[\n" + inner.map { pad + "  " + $0 }.joined(separator: ",\n") + "\n" + pad + "]"
         case .object(let members):
             if members.isEmpty { return "{}" }
-            let flat = members.compactMap { m in scalar(m.value.value).map { JSONText.quote(m.key) + ": " + $0 } }
-            if indent > 0 && flat.count == members.count && flat.joined(separator: ", ").count <= 60 { return "{ " + flat.joined(separator: ", ") + " }" }
-            return "{\n" + members.map { pad + "  " + JSONText.quote($0.key) + ": " + $0.value.pretty(indent: indent + 2) }.joined(separator: ",\n") + "\n" + pad + "}"
+            // Short objects inside others stay on one line, nested ones too ({ "buzzer": { ... } }).
+            let inner = members.map { JSONText.quote($0.key) + ": " + $0.value.pretty(indent: indent + 2) }
+            if indent > 0 && !inner.contains(where: { $0.contains("\n") }) && inner.joined(separator: ", ").count <= 60 { return "{ " + inner.joined(separator: ", ") + " }" }
+            return "{\n" + inner.map { pad + "  " + $0 }.joined(separator: ",\n") + "\n" + pad + "}"
         default:
             return ""
         }

@@ -85,6 +85,10 @@ public enum MotionScript: String, CaseIterable, Sendable {
     case shake
     /// Rest, then a flip face down and back.
     case flip
+    /// A minute of a kiosk's life on a shop counter, never stolen: customers tapping the
+    /// screen, one leaning on it and one bumping it 5 mm along the counter, a door slammed, the
+    /// building's vibration and hum (what `jolt tune` learns a site from).
+    case shop
 
     /// The script's samples at `rateHz`.
     public func samples(rateHz: Double, seed: UInt64 = 7) -> [Sample] {
@@ -114,8 +118,31 @@ public enum MotionScript: String, CaseIterable, Sendable {
             m.rest(3)
             m.rotate(axis: V3(1, 0, 0), degrees: -180, seconds: 0.7)
             m.rest(2)
+        case .shop:
+            return Self.shop(rateHz: rateHz, seed: seed)
         }
         return m.take()
+    }
+
+    /// The `shop` script: the kiosk scene's counter life, through its chip model.
+    static func shop(rateHz: Double, seed: UInt64) -> [Sample] {
+        var sc = Scene(rate: rateHz, seed: seed)
+        let screen = V3(0.3, 1, 0.3).unit
+        sc.rest(3)
+        sc.taps(seconds: 12, screenNormal: screen)
+        sc.rest(2)
+        sc.lean(degrees: 0.7, hold: 5)
+        sc.rest(2)
+        // A customer's hip bumps the kiosk 5 mm along the counter.
+        sc.slide(metres: 0.005, seconds: 0.4, jerks: 1, peak: 0.1, heading: 0.5)
+        sc.rest(2)
+        sc.counterShock(peak: 0.9, ringHz: 18, decay: 0.12)
+        sc.rest(3)
+        sc.building(seconds: 12, hum: true)
+        sc.taps(seconds: 10, screenNormal: screen)
+        sc.counterShock(peak: 0.6, ringHz: 30, decay: 0.06)
+        sc.rest(5)
+        return sc.samples
     }
 }
 

@@ -85,6 +85,9 @@ struct Arguments {
     /// The last value given for an option.
     func value(_ names: String...) -> String? { options.last { names.contains($0.name) }?.value }
 
+    /// Every value given to a repeatable option, in order.
+    func values(_ name: String) -> [String] { options.filter { $0.name == name }.compactMap(\.value) }
+
     /// An option's value as a number with `places` decimals, checked against `range`.
     func fixed(_ name: String, places: Int, range: ClosedRange<Int64>, unit: String) throws(JoltError) -> Int64? {
         guard let v = value(name) else { return nil }

@@ -43,3 +43,15 @@ extension RunCommand {
         try self.init(board: b, hardware: try Boards.open(b, trace: options.trace, source: source), options: options, out: out, outputs: outputs, store: store)
     }
 }
+
+extension JoltCLI {
+    /// `--motion NAME`: the simulated board plays a built-in motion instead of its own.
+    static func playMotion(_ name: String, on b: inout BoardProfile) throws(JoltError) {
+        guard b.isSimulated else { throw JoltError(.usage, "--motion plays a built-in motion on the simulated board only; \(b.file) uses \(b.bus)") }
+        guard MotionScript(rawValue: name) != nil else {
+            throw JoltError(.usage, "--motion must be one of \(MotionScript.allCases.map(\.rawValue).joined(separator: ", ")), found '\(name)'")
+        }
+        b.sim.motion = name
+        b.sim.trace = nil
+    }
+}

@@ -89,6 +89,7 @@ public enum JoltCLI {
         case "eval": try eval(rest, out: out)
         case "soak": try soak(rest, out: out)
         case "calibrate": try calibrate(rest, out: out)
+        case "tune": try tune(rest, out: out)
         case "plot": try plot(rest, out: out)
         case "watch": try watch(rest, out: out)
         case "output": try output(rest, out: out)
@@ -155,7 +156,7 @@ public enum JoltCLI {
     }
 
     static func record(_ args: [String], out: TextOutput) throws(JoltError) {
-        let a = try Arguments(command: "record", args, valued: ["--board", "--seconds", "-o", "--output", "--trace", "--socket"], flags: ["--fast"])
+        let a = try Arguments(command: "record", args, valued: ["--board", "--seconds", "-o", "--output", "--trace", "--socket", "--motion"], flags: ["--fast"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt record: unexpected argument '\(a.positional[0])' (see jolt record --help)") }
         guard let seconds = try a.fixed("--seconds", places: 0, range: 1...86_400, unit: "s") else {
             throw JoltError(.usage, "jolt record: --seconds S is required (see jolt record --help)")
@@ -164,8 +165,9 @@ public enum JoltCLI {
             throw JoltError(.usage, "jolt record: -o FILE is required (see jolt record --help)")
         }
         let attach = attachFirst(a)
-        let b = attach && !boardNamed(a) ? BoardProfile.builtInSim
+        var b = attach && !boardNamed(a) ? BoardProfile.builtInSim
             : try boardPath(a).map { (p) throws(JoltError) in try BoardProfile.load(path: p) } ?? BoardProfile.builtInSim
+        if let m = a.value("--motion") { try playMotion(m, on: &b) }
         var o = LiveFeed.Options(fast: a.flag("--fast"), trace: a.value("--trace"), limitMicros: seconds * 1_000_000, socket: a.value("--socket"))
         o.attachFirst = attach
         try RecordCommand(board: b, seconds: seconds, output: output).run(o)

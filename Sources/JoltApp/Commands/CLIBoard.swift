@@ -22,6 +22,14 @@ import JoltTrace
 /// /etc/jolt/jolt.json, a chip on /dev/i2c-1, the simulated board; `--config`, `--algorithm`,
 /// `--sensitivity`.
 extension JoltCLI {
+    /// The options of the commands that take detection settings (replay, plot).
+    static let detectionOptions: [(String, String)] = [
+        ("--config FILE", "read detection settings from a board profile (its \"detection\" section)"),
+        ("--algorithm NAME", "shake algorithm: jolt (default), threshold, lowpass, planar, window"),
+        ("--flip-algorithm NAME", "flip algorithm: jolt (default), phone, android"),
+        ("--sensitivity LEVEL", "preset: low, medium (default), high"),
+    ]
+
     /// Applies --config, --algorithm, --flip-algorithm and --sensitivity.
     static func detectionBoard(_ a: Arguments) throws(JoltError) -> BoardProfile {
         var sensitivity: Sensitivity?

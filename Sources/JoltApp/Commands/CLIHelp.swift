@@ -48,13 +48,6 @@ struct CommandHelp {
 /// Every command's help text, and what is made of them: the overview (`jolt --help`),
 /// docs/cli.md (`jolt help --markdown`) and the manual page (`jolt help --man`).
 extension JoltCLI {
-    static let detectionOptions: [(String, String)] = [
-        ("--config FILE", "read detection settings from a board profile (its \"detection\" section)"),
-        ("--algorithm NAME", "shake algorithm: jolt (default), threshold, lowpass, planar, window"),
-        ("--flip-algorithm NAME", "flip algorithm: jolt (default), phone, android"),
-        ("--sensitivity LEVEL", "preset: low, medium (default), high"),
-    ]
-
     static let commands: [CommandHelp] = [
         CommandHelp(
             name: "run", summary: "watch the chip and report shakes and flips as they happen",
@@ -125,14 +118,12 @@ extension JoltCLI {
             name: "disarm", summary: "disarm the alarm of a running jolt (and silence it)",
             usage: "jolt disarm [--socket PATH] [--json]",
             details: "Asks the running 'jolt run' to disarm its alarm; a sounding buzzer stops at once.",
-            options: [("--socket PATH", "the control socket"), ("--json", "print the answer as JSON")],
-            examples: ["jolt disarm"]),
+            options: [("--socket PATH", "the control socket"), ("--json", "print the answer as JSON")], examples: ["jolt disarm"]),
         CommandHelp(
             name: "status", summary: "show the alarm state of a running jolt",
             usage: "jolt status [--socket PATH] [--json]",
             details: "Prints the alarm's state (disarmed, arming, armed, triggered) and since when.",
-            options: [("--socket PATH", "the control socket"), ("--json", "print the answer as JSON")],
-            examples: ["jolt status", "jolt status --json"]),
+            options: [("--socket PATH", "the control socket"), ("--json", "print the answer as JSON")], examples: ["jolt status", "jolt status --json"]),
         CommandHelp(
             name: "safe", summary: "set every output of a board inactive (after a crash, or from systemd)",
             usage: "jolt safe [--board FILE]",
@@ -231,7 +222,7 @@ extension JoltCLI {
             examples: ["jolt probe", "jolt probe --bus 1 --all", "jolt probe --bus sim --board my-sim-board.json"]),
         CommandHelp(
             name: "record", summary: "capture a jolt-trace file from the chip",
-            usage: "jolt record [--board FILE] --seconds S -o FILE.csv [--fast] [--trace FILE] [--socket PATH]",
+            usage: "jolt record [--board FILE] --seconds S -o FILE.csv [--fast] [--trace FILE] [--motion NAME] [--socket PATH]",
             details: """
                 Writes the chip's samples, in the board's axes (mount and offsets applied), to a
                 jolt-trace v1 file that 'jolt replay' reads, starting at t = 0. When a 'jolt run' (the
@@ -246,9 +237,11 @@ extension JoltCLI {
                 ("-o, --output FILE", "the trace to write (required; - for standard output)"),
                 ("--fast", "simulated boards: record on simulated time"),
                 ("--trace FILE", "simulated boards: play this trace"),
+                ("--motion NAME", "simulated boards: play this built-in motion (demo, rest, lift, shake, flip, shop)"),
                 ("--socket PATH", "attach to the jolt running with this control socket"),
             ],
-            examples: ["jolt record --board boards/pi-mpu6050.json --seconds 30 -o shakes.csv", "jolt record --seconds 10 -o - | jolt replay -"]),
+            examples: ["jolt record --board boards/pi-mpu6050.json --seconds 30 -o shakes.csv", "jolt record --seconds 10 -o - | jolt replay -",
+                       "jolt record --board boards/kiosk-alarm.json --motion shop --seconds 60 --fast -o site/counter.csv"]),
         CommandHelp(
             name: "calibrate", summary: "measure the chip's offsets at rest and write them into a board file",
             usage: "jolt calibrate [--board FILE] -o FILE [--seconds S] [--json] [--fast] [--trace FILE]",
@@ -269,6 +262,7 @@ extension JoltCLI {
                 ("--trace FILE", "simulated boards: play this trace"),
             ],
             examples: ["jolt calibrate --board /etc/jolt/kiosk.json -o /etc/jolt/kiosk.json", "jolt calibrate --board boards/pi-adxl345.json -o my-board.json --seconds 10"]),
+        tuneHelp,
         CommandHelp(
             name: "plot", summary: "draw a trace as an SVG picture, with the thresholds and the events",
             usage: "jolt plot TRACE -o FILE.svg [--config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm]",
