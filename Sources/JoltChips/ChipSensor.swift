@@ -80,6 +80,20 @@ public final class ChipSensor {
         try sensor.start(delay: &delay)
     }
 
+    /// Runs the chip's self-test, then starts it again as it was (identify, reset, configure):
+    /// the test's readings are its own, never data.
+    public func selfTest(delay: inout some Delay) throws(ChipError) -> SelfTestResult {
+        let result: SelfTestResult
+        do {
+            result = try sensor.selfTest(delay: &delay)
+        } catch {
+            try? start(delay: &delay)
+            throw error
+        }
+        try start(delay: &delay)
+        return result
+    }
+
     /// Appends the samples available now: the chip's readings, or, oversampled, one for each
     /// completed run of readings (after an overflow the filter starts again; readings of exact
     /// zeros, a chip not measuring, are no data and are left out of the runs).

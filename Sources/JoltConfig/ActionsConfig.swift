@@ -115,6 +115,10 @@ public struct AlarmConfig: Equatable, Sendable {
     /// Chirps on the alarm's output: a short one each second of the grace period, one when it
     /// starts watching, two when disarmed.
     public var chirp = false
+    /// The chip's check when the alarm is armed (its WHO_AM_I, its self-test, its noise at rest):
+    /// a failure refuses an arm command ("refuse"), is only warned of ("warn"), or the check is
+    /// not made ("off"). Armed at start, a failure is warned of and it arms all the same.
+    public var selfTest = "refuse"
 }
 
 /// The control socket.
@@ -237,6 +241,7 @@ extension BoardProfile {
         if let v = try r.bool("armed_at_start") { a.armedAtStart = v }
         if let m = try r.choice("mode", ["alarm", "test"]) { a.walkTest = m == "test" }
         if let v = try r.bool("chirp") { a.chirp = v }
+        if let v = try r.choice("self_test", ["refuse", "warn", "off"]) { a.selfTest = v }
         if let v = try r.integer("arming_ms", 0...3_600_000, "ms") { a.settings.armingMillis = v }
         if let v = try r.integer("max_sound_ms", 0...86_400_000, "ms") { a.settings.maxSoundMillis = v }
         if let v = try r.integer("sensor_lost_ms", 0...600_000, "ms") { a.settings.sensorLostMillis = v }

@@ -22,6 +22,9 @@ public struct SimSettings: Sendable, Equatable {
     public var faults: [SimFaultSpec] = []
     /// The simulated chip's zero-g offset (mg) and gyro bias (mdps), chip axes.
     public var accelBias = Vec3.zero, gyroBias = Vec3.zero
+    /// A twin whose sense element is damaged: its self-test force moves it 5 % of a good part's
+    /// (`"self_test": "fail"`), to see the alarm's check refuse it.
+    public var selfTestFails = false
     public init() {}
 }
 
@@ -56,6 +59,7 @@ extension BoardProfile {
             s.chip = c
         }
         if let m = try r.choice("motion", ["demo", "rest", "lift", "shake", "flip", "shop"]) { s.motion = m }
+        if let t = try r.choice("self_test", ["pass", "fail"]) { s.selfTestFails = t == "fail" }
         if let t = try r.string("trace") {
             guard !t.isEmpty else { throw r.fail("trace", r.node("trace"), "must be a path to a jolt-trace file") }
             s.trace = t

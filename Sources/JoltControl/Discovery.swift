@@ -92,7 +92,7 @@ extension MQTTBridge {
             ("payload_arm_away", "arm"), ("payload_disarm", "disarm"), ("payload_trigger", "trigger"), ("supported_features", .list(features)),
             // What last triggered it, why, by how much and when, as the panel's attributes.
             ("json_attributes_topic", .string(stateTopic)),
-            ("json_attributes_template", "{% set l = value_json.last_trigger | default({}) %}{{ {'last_trigger': l.text | default(none), 'last_trigger_cause': l.cause | default(none), 'last_trigger_reason': l.reason | default(none), 'last_trigger_mm_s': l.mm_s | default(none), 'last_trigger_deg': l.deg | default(none), 'last_trigger_utc': l.utc | default(none), 'walk_test': value_json.walk_test | default(false)} | tojson }}"),
+            ("json_attributes_template", "{% set l = value_json.last_trigger | default({}) %}{{ {'last_trigger': l.text | default(none), 'last_trigger_cause': l.cause | default(none), 'last_trigger_reason': l.reason | default(none), 'last_trigger_mm_s': l.mm_s | default(none), 'last_trigger_deg': l.deg | default(none), 'last_trigger_utc': l.utc | default(none), 'walk_test': value_json.walk_test | default(false), 'sensor_check': (value_json.sensor_check | default({})).text | default(none), 'sensor_check_passed': (value_json.sensor_check | default({})).passed | default(none)} | tojson }}"),
         ]
         if let code = config.commandCode {
             // A numeric keypad for a code of digits, a text field for any other.

@@ -153,11 +153,13 @@ package final class MQTTBridge: @unchecked Sendable {
         }
     }
 
-    package func alarm(_ state: AlarmState, since: Int64, sinceWall: Int64 = WallClock.nowMicros(), lastTrigger: LastTrigger? = nil, walkTest: Bool = false) {
+    package func alarm(_ state: AlarmState, since: Int64, sinceWall: Int64 = WallClock.nowMicros(), lastTrigger: LastTrigger? = nil, walkTest: Bool = false,
+                       sensorCheck: JSON? = nil) {
         var f: [(String, JSON)] = [("state", .string(EventRecord.alarmName(state))), ("since", .decimal(EventRecord.seconds(since))),
                                    ("since_utc", .string(WallClock.iso8601(sinceWall))), ("device", .string(config.device))]
         if walkTest { f.append(("walk_test", true)) }
         if let lastTrigger { f.append(("last_trigger", lastTrigger.jsonValue)) }
+        if let sensorCheck { f.append(("sensor_check", sensorCheck)) }
         link.setRetained(topic: stateTopic, payload: JSON.members(f).text)
         // The tamper sensor is on from a tamper until the alarm stops sounding.
         if state != .triggered { link.setRetained(topic: tamperTopic, payload: "OFF") }

@@ -211,6 +211,9 @@ public protocol Sensor<Bus> {
     mutating func start(delay: inout some Delay) throws(ChipError)
     /// Appends the readings available now; `.overflow` when some were lost before them.
     mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus
+    /// Runs the chip's built-in self-test (its datasheet's procedure and limits), leaving the
+    /// chip set up for it: `start` sets it up again to measure.
+    mutating func selfTest(delay: inout some Delay) throws(ChipError) -> SelfTestResult
 
     /// The output data rate actually made, mHz.
     var rateMilliHz: Int32 { get }

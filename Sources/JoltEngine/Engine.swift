@@ -189,6 +189,20 @@ public final class SamplingEngine {
         d.apply(change)
     }
 
+    /// The chip's self-test, between polls (the alarm arming): the chip is tested, then started
+    /// again as it was; the test's readings never reach the detectors, and the time it took is
+    /// the host's own (`resume`). The failure: why it could not run.
+    public func selfTest() -> Result<SelfTestResult, ChipTestFailure> {
+        guard supervisor.phase != .faulted else { return .failure(ChipTestFailure(message: "the sensor is not answering (\(sensor.busName))")) }
+        var delay = EngineDelay(clock: clock)
+        defer { resume(now: clock.now) }
+        do {
+            return .success(try sensor.selfTest(delay: &delay))
+        } catch {
+            return .failure(ChipTestFailure(message: sensor.describe(error).message))
+        }
+    }
+
     /// Faulted: re-probes (identify, reset, configure) and schedules what follows.
     func reprobe(now: Int64) {
         if supervisor.attemptDue(now: now) {
@@ -226,4 +240,10 @@ public final class SamplingEngine {
 struct EngineDelay: Delay {
     let clock: EngineClock
     mutating func delay(milliseconds: UInt32) { clock.delay(milliseconds: milliseconds) }
+}
+
+/// Why a chip's self-test could not run: a bus error, a chip that is not there or not itself.
+public struct ChipTestFailure: Error, Equatable, Sendable {
+    public var message: String
+    public init(message: String) { self.message = message }
 }

@@ -71,6 +71,15 @@ package final class AlarmController {
     package private(set) var settings: AlarmSettings
     /// Would-be triggers of the walk test since it began (this run).
     package private(set) var walkTestCount = 0
+    /// Checks the chip (its self-test, between polls): set by the run, which owns the chip; nil
+    /// where there is none to check (a test of the controller alone).
+    package var sensorCheck: (() -> Result<SelfTestResult, ChipTestFailure>)?
+    /// `alarm.self_test`: "refuse", "warn" or "off".
+    package var selfTestPolicy: String
+    /// The chip's last check, at the last arming (this run).
+    package var lastCheck: SensorCheck?
+    /// Why the last arm command was refused, for its reply (`takeRefusal`).
+    package var refusal: String?
     private var begun = false
 
     package init(config: AlarmConfig, detection: DetectionSettings, store: AlarmStore?, effects: AlarmEffects) {
@@ -79,6 +88,7 @@ package final class AlarmController {
         armedAtStart = config.armedAtStart
         walkTest = config.walkTest
         chirps = config.chirp
+        selfTestPolicy = config.selfTest
         self.detection = detection
         self.store = store
         self.effects = effects
@@ -101,7 +111,7 @@ package final class AlarmController {
         begun = true
         func arm(_ why: String?) -> DetectorChange? {
             if let why { Log.warning(why) }
-            return command(.armCommand, at: t, gravity: gravity)
+            return command(.armCommand, at: t, gravity: gravity, starting: true)
         }
         guard let saved = savedAtStart, let store else { return armedAtStart ? arm(nil) : nil }
         switch saved {
@@ -146,8 +156,11 @@ package final class AlarmController {
         return .armTamper(reference: reference)
     }
 
-    /// A command — `.armCommand`, `.disarmCommand` or `.panic` — at `t` (a stream time).
-    package func command(_ cause: AlarmTransition.Cause, at t: Int64, gravity: Vec3) -> DetectorChange? {
+    /// A command — `.armCommand`, `.disarmCommand` or `.panic` — at `t` (a stream time). An arm
+    /// command checks the chip first (`alarm.self_test`); `starting`: the alarm arms at start,
+    /// and a failed check is only warned of.
+    package func command(_ cause: AlarmTransition.Cause, at t: Int64, gravity: Vec3, starting: Bool = false) -> DetectorChange? {
+        if cause == .armCommand && alarm.state == .disarmed && !checkSensor(starting: starting) { return nil }
         var a = alarm
         let tr: AlarmTransition?
         switch cause {
@@ -274,6 +287,7 @@ package final class AlarmController {
         settings = c.settings
         self.detection = detection
         chirps = c.chirp
+        selfTestPolicy = c.selfTest
         if c.walkTest != walkTest {
             walkTest = c.walkTest
             walkTestCount = 0
@@ -288,5 +302,6 @@ package final class AlarmController {
          ("since_utc", .string(WallClock.iso8601(sinceWall))), ("tamper_repeats", .int(tamperRepeats))]
             + (walkTest ? [("walk_test", true), ("walk_test_triggers", .int(walkTestCount))] : [])
             + (lastTrigger.map { [("last_trigger", $0.jsonValue)] } ?? [])
+            + (lastCheck.map { [("sensor_check", $0.jsonValue)] } ?? [])
     }
 }

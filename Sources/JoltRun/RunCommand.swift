@@ -218,12 +218,14 @@ package final class RunCommand {
             let effects = AlarmEffects(
                 sound: { worker?.submit(.alarm(sounding: $0)) },
                 announce: { router.emit($0) },
-                publish: { state, since, sinceWall, last, walkTest in
+                publish: { [weak self] state, since, sinceWall, last, walkTest in
                     notifier.send("STATUS=alarm \(EventRecord.alarmName(state))" + (walkTest ? " (walk test)" : "") + (state == .triggered ? (last.map { ": " + $0.text } ?? "") : ""))
-                    bridge?.alarm(state, since: since, sinceWall: sinceWall, lastTrigger: last, walkTest: walkTest)
+                    bridge?.alarm(state, since: since, sinceWall: sinceWall, lastTrigger: last, walkTest: walkTest, sensorCheck: self?.alarm?.lastCheck?.jsonValue)
                 },
                 chirp: { pattern in if let output = a.output { worker?.submit(.manual(output: output, pattern)) } })
             alarm = AlarmController(config: a, detection: detectionSettings(sensor), store: store, effects: effects)
+            // The chip's check at arming runs on the loop's thread, between polls: the engine's.
+            alarm?.sensorCheck = { [engine = self.engine!] in engine.selfTest() }
         }
         // What status and stream report: read from the parts, never from here (a board without a
         // file, the only one whose name a reload could not change, has no reload).

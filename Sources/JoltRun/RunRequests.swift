@@ -63,6 +63,7 @@ package final class RunRequests {
             guard alarm != nil else { return .now(ControlReply.refusal("this board has no alarm")) }
             command(line == "arm" ? .armCommand : .disarmCommand, &turn)
             Log.info("control: \(line)")
+            if let refused = alarm?.takeRefusal() { return .now(ControlReply.refusal(refused)) }
             let reply = JSON.members([("ok", true)] + alarmFields).text
             guard let s = alarm?.store, s.lastSave > s.savedThrough else { return .now(reply) }
             return .whenSaved(reply, s.lastSave)

@@ -25,6 +25,7 @@ package final class SimWorld {
         // An oversampled chip holds sample i of the motion from i board periods on; any other
         // makes one reading a motion sample, as it always has.
         device = twin.init(source: board.oversampled ? PacedSource(source, periodMicros: Units.periodMicros(rateMilliHz: board.rateMilliHz)) : source)
+        if board.sim.selfTestFails { device.selfTestGainPercent = 5 }
         bus.attach(device, at: address)
         bus.faults = board.sim.faults.map(SimFault.init)
         self.origin = origin

@@ -341,10 +341,14 @@ async def templates(configs):
                                                              "text": "tamper: moved 61 mm/s for 180 ms", "utc": "2026-12-03T10:00:00Z"}}
     expect("panel attributes after a trigger", json.loads(value(panel["json_attributes_template"], json.dumps(trig))),
            {"last_trigger": "tamper: moved 61 mm/s for 180 ms", "last_trigger_cause": "tamper", "last_trigger_reason": "moved",
-            "last_trigger_mm_s": 61, "last_trigger_deg": None, "last_trigger_utc": "2026-12-03T10:00:00Z", "walk_test": False})
+            "last_trigger_mm_s": 61, "last_trigger_deg": None, "last_trigger_utc": "2026-12-03T10:00:00Z", "walk_test": False,
+            "sensor_check": None, "sensor_check_passed": None})
     expect("panel attributes before any trigger", json.loads(value(panel["json_attributes_template"], '{"state":"armed","since":1.0}')),
            {"last_trigger": None, "last_trigger_cause": None, "last_trigger_reason": None, "last_trigger_mm_s": None,
-            "last_trigger_deg": None, "last_trigger_utc": None, "walk_test": False})
+            "last_trigger_deg": None, "last_trigger_utc": None, "walk_test": False, "sensor_check": None, "sensor_check_passed": None})
+    checked = json.loads(value(panel["json_attributes_template"], json.dumps({"state": "disarmed", "since": 1.0, "sensor_check": {
+        "passed": False, "text": "FAILED: self-test x +25 y +28 z +27 mg (allowed 480..637 mg), noise 4 mg", "utc": "2026-12-04T10:00:00Z"}})))
+    expect("panel attributes after a failed sensor check", (checked["sensor_check_passed"], checked["sensor_check"][:6]), (False, "FAILED"))
     expect("panel attributes in a walk test", json.loads(value(panel["json_attributes_template"], '{"state":"armed","since":1.0,"walk_test":true}'))["walk_test"], True)
     attrs = json.loads(value(last["json_attributes_template"], '{"command":"arm","ok":true,"state":"arming"}'))
     expect("last command attributes", attrs, {"command": "arm", "ok": True, "error": None, "alarm_state": "arming"})

@@ -535,7 +535,9 @@ struct MQTTAttackTests {
         #expect(run.process.terminationStatus == 0, "\(run.stderr)")
         let summary = try #require(run.stderr.split(separator: "\n").first { $0.contains("stopped: ") })
         let samples = Int(summary.split(separator: " ")[2]) ?? 0
-        #expect(samples >= 500 && samples <= 502, "\(summary)")
+        // Every sample of the 5 s, and the run stops at the drain that passes them: at most one
+        // drain's worth more (10 samples at fifo_poll_ms 100), wherever its polls fall.
+        #expect(samples >= 500 && samples <= 510, "\(summary)")
         for word in ["overflow", "skipped", "missing", "fault"] { #expect(!run.stderr.contains(word), "\(run.stderr)") }
         #expect(run.stderr.contains("larger than 1024 bytes"), "the refusal is logged: \(run.stderr.suffix(400))")
     }

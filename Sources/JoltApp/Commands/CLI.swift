@@ -207,6 +207,10 @@ public enum JoltCLI {
                 let at = last.first(where: { $0.key == "utc" }).flatMap { if case .string(let u) = $0.value.value { return " at " + u } else { return nil } }
                 out.write("last trigger: \(text)\(at ?? "")\n")
             }
+            if case .object(let check)? = o.first(where: { $0.key == "sensor_check" })?.value.value,
+               case .string(let text)? = check.first(where: { $0.key == "text" })?.value.value {
+                out.write("sensor check at arming: \(text)\n")
+            }
         }
         if let v = field("version") {
             out.write("jolt \(v), sensor \(field("sensor") ?? "?"), \(field("samples") ?? "?") samples, \(field("events").map { $0 == "1" ? "1 event" : $0 + " events" } ?? "? events")\n")

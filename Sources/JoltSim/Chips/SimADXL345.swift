@@ -14,6 +14,7 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
     var measuring = false
     var latest: (Int16, Int16, Int16) = (0, 0, 0)
     public var frozen = false
+    public var selfTestGainPercent: Int32 = 100
 
     public init(source: MotionSource) {
         tap = MotionTap(source)
@@ -44,8 +45,10 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
     }
 
     /// Puts a sample in the data registers (and the FIFO, when it is on).
-    func latch(_ last: Sample) {
+    func latch(_ sample: Sample) {
         let format = regs[Int(ADXL345Register.DATA_FORMAT.rawValue)]
+        // The self-test force: x up, y down, z up, as a part at 3.3 V pulls them.
+        let last = selfTested(sample, on: format & ADXL345DataFormat.selfTest.rawValue != 0, response: Vec3(850, -850, 1250))
         let rangeG = Int64(2) << Int64(format & 3)
         let fullRes = format & ADXL345DataFormat.fullResolution.rawValue != 0
         // Full resolution keeps 3.9 mg/LSB; otherwise 10 bits span the range.

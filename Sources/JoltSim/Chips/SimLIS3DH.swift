@@ -18,6 +18,7 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     public var bootMicros: Int64 = 2_000
     var latest: (Int16, Int16, Int16) = (0, 0, 0)
     public var frozen = false
+    public var selfTestGainPercent: Int32 = 100
 
     public init(source: MotionSource) {
         tap = MotionTap(source)
@@ -50,7 +51,8 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     }
 
     /// Puts a sample in the data registers (and the FIFO, when it is on).
-    func latch(_ last: Sample) {
+    func latch(_ sample: Sample) {
+        let last = selfTested(sample, on: reg(.CTRL_REG4) & LIS3DHControl4.selfTest0.rawValue != 0, response: Vec3(420, 420, 580))
         let range = LIS3DHRange(rawValue: reg(.CTRL_REG4) & 0x30) ?? .g2
         let highRes = reg(.CTRL_REG4) & LIS3DHControl4.highResolution.rawValue != 0
         // 12 bits in high-resolution mode, 10 in normal mode (4× the mg per digit), left-justified.

@@ -29,6 +29,7 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     public var resetMicros: Int64 = 50
     public var bootMicros: Int64 = 10_000
     public var frozen = false
+    public var selfTestGainPercent: Int32 = 100
 
     public init(source: MotionSource) {
         tap = MotionTap(source)
@@ -63,7 +64,8 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     }
 
     /// Puts a sample in the output registers (and the FIFO, when it batches).
-    func latch(_ s: Sample) {
+    func latch(_ sample: Sample) {
+        let s = selfTested(sample, on: reg(.CTRL5_C) & 0x03 == LSM6DSOSpec.accelSelfTestPositive, response: Vec3(600, 600, 700))
         let accel = LSM6DSOAccelRange(rawValue: (reg(.CTRL1_XL) >> 2) & 0x3) ?? .g2
         let gyro = LSM6DSOGyroRange(rawValue: (reg(.CTRL2_G) >> 1) & 0x7) ?? .dps250
         func bytes(_ v: Vec3, _ perLSB: Int64) -> [UInt8] {

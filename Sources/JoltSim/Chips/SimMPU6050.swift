@@ -21,6 +21,9 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
     /// Frames lost to FIFO overflow.
     public private(set) var overflowedBytes = 0
     public var frozen = false
+    public var selfTestGainPercent: Int32 = 100
+    /// The factory trim it reads in SELF_TEST_X … _A: A_TEST 16 on every axis, 559 mg.
+    static let aTest: UInt8 = 16
 
     public convenience init(source: MotionSource) { self.init(source: source, whoAmI: MPU6050Spec.whoAmI) }
 
@@ -34,6 +37,9 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
         for i in regs.indices { regs[i] = 0 }
         regs[Int(MPU6050Register.PWR_MGMT_1.rawValue)] = MPU6050Spec.powerOnPowerManagement1
         regs[Int(MPU6050Register.WHO_AM_I.rawValue)] = whoAmI
+        for r in [MPU6050Register.SELF_TEST_X, .SELF_TEST_Y, .SELF_TEST_Z] { regs[Int(r.rawValue)] = (Self.aTest >> 2) << 5 }
+        let low = Self.aTest & 3
+        regs[Int(MPU6050Register.SELF_TEST_A.rawValue)] = low << 4 | low << 2 | low
         fifoHead = 0
         fifoCount = 0
         awake = false
@@ -54,7 +60,11 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
     }
 
     /// Puts a sample in the data registers (and the FIFO, when it is on).
-    func latch(_ last: Sample) {
+    func latch(_ sample: Sample) {
+        // The self-test force pulls each axis whose XA/YA/ZA_ST bit is set by its factory trim.
+        let st = regs[Int(MPU6050Register.ACCEL_CONFIG.rawValue)] & MPU6050Spec.accelSelfTestBits
+        let trim = MPU6050Spec.factoryTrimMilliG[Int(Self.aTest) - 1]
+        let last = selfTested(sample, on: st != 0, response: Vec3(st & 0x80 != 0 ? trim : 0, st & 0x40 != 0 ? trim : 0, st & 0x20 != 0 ? trim : 0))
         let accelCounts = MPU6050AccelRange(rawValue: (regs[Int(MPU6050Register.ACCEL_CONFIG.rawValue)] >> 3) & 3)!.countsPerG
         let gyroTenths = MPU6050GyroRange(rawValue: (regs[Int(MPU6050Register.GYRO_CONFIG.rawValue)] >> 3) & 3)!.tenthCountsPerDPS
         func counts(_ v: Int32, _ num: Int64, _ den: Int64) -> (UInt8, UInt8) {
@@ -115,7 +125,7 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
         guard Int(r) < regs.count else { return }
         switch MPU6050Register(rawValue: r) {
-        case .WHO_AM_I, .INT_STATUS, .FIFO_COUNTH, .FIFO_COUNTL:
+        case .WHO_AM_I, .INT_STATUS, .FIFO_COUNTH, .FIFO_COUNTL, .SELF_TEST_X, .SELF_TEST_Y, .SELF_TEST_Z, .SELF_TEST_A:
             return   // read-only
         case .PWR_MGMT_1:
             if v & MPU6050Power.deviceReset.rawValue != 0 {

@@ -10,6 +10,9 @@ public protocol SimulatedChip: FaultableDevice {
     init(source: MotionSource)
     /// Its view of its motion.
     var tap: MotionTap { get }
+    /// How far its self-test force moves it, percent of the typical part's pull (100; a twin
+    /// with a damaged sense element, to test the alarm's check, moves 5 %).
+    var selfTestGainPercent: Int32 { get set }
 }
 
 extension SimulatedChip {
@@ -20,6 +23,16 @@ extension SimulatedChip {
     public var exhausted: Bool { tap.exhausted }
     /// Samples made since power-on.
     public var produced: Int { tap.produced }
+
+    /// `s` as the sense element reads it while the self-test force is `on`: pulled by
+    /// `response` (mg, the typical part's), times `selfTestGainPercent`.
+    func selfTested(_ s: Sample, on: Bool, response: Vec3) -> Sample {
+        guard on else { return s }
+        let k = selfTestGainPercent
+        var t = s
+        t.accel = s.accel + Vec3(response.x * k / 100, response.y * k / 100, response.z * k / 100)
+        return t
+    }
 }
 
 /// A twin's registers as a bus write reaches them: the chip catches up to the time of the write,

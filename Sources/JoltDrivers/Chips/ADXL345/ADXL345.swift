@@ -65,6 +65,12 @@ public struct ADXL345<Bus: I2CBus>: RegisterMapped {
         configuration = c
     }
 
+    /// Turns the self-test force on or off (DATA_FORMAT's SELF_TEST bit, DS "Register 0x31").
+    public mutating func setSelfTest(_ on: Bool) throws(ChipError) {
+        let format = ADXL345DataFormat.fullResolution.rawValue | configuration.range.rawValue
+        try write(.DATA_FORMAT, format | (on ? ADXL345DataFormat.selfTest.rawValue : 0))
+    }
+
     /// The output data rate, mHz.
     public var rateMilliHz: Int32 { configuration.rate.milliHz }
 

@@ -39,6 +39,12 @@ public enum ADXL345Spec {
     public static let fifoDepth = 32
     /// BW_RATE value after power-on: 0x0A, 100 Hz (DS Table 19).
     public static let powerOnBandwidthRate: UInt8 = 0x0A
+    /// The self-test's output change, mg, x y z: 0.20 … 2.10 g, −2.10 … −0.20 g, 0.30 … 3.40 g at
+    /// a 2.5 V supply (DS Table 1, "Self-Test"), scaled by up to 1.77 (x, y) and 1.47 (z) at 3.3 V
+    /// (DS Table 14): the union of the two, for a breakout at either supply.
+    public static let selfTestLimits: [ClosedRange<Int32>] = [200...3717, -3717...(-200), 300...4998]
+    /// The self-test is specified at ±16 g, full resolution (DS "Self-Test").
+    public static let selfTestRange = ADXL345Range.g16
 }
 
 /// DATA_FORMAT bits (DS "Register 0x31").

@@ -30,6 +30,23 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
         try driver.configure(wanted)
     }
 
+    /// The self-test (DS "Self-Test"): at ±16 g without the FIFO, readings with the force off and
+    /// on; the change must be within the datasheet's range on each axis (y's is negative).
+    public mutating func selfTest(delay: inout some Delay) throws(ChipError) -> SelfTestResult {
+        var c = wanted
+        c.range = ADXL345Spec.selfTestRange
+        c.fifo = false
+        try driver.configure(c)
+        let ms = UInt32(max(1000 / max(rateMilliHz / 1000, 1), 1))
+        delay.delay(milliseconds: 4 * ms)
+        let off = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
+        try driver.setSelfTest(true)
+        delay.delay(milliseconds: 4 * ms)   // the datasheet: let 4 samples pass once the force is on
+        let on = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
+        try driver.setSelfTest(false)
+        return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: ADXL345Spec.selfTestLimits, magnitudeOnly: false, noiseMilliG: off.noise)
+    }
+
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
         guard wanted.fifo else {
             out.append(try driver.readSample())

@@ -78,6 +78,13 @@ public struct LIS3DH<Bus: I2CBus>: RegisterMapped {
         configuration = c
     }
 
+    /// Turns self-test 0's force on or off (CTRL_REG4's ST bits, DS 8.11).
+    public mutating func setSelfTest(_ on: Bool) throws(ChipError) {
+        var control4 = LIS3DHControl4([.blockDataUpdate, .highResolution])
+        if on { control4.insert(.selfTest0) }
+        try write(.CTRL_REG4, control4.rawValue | configuration.range.rawValue)
+    }
+
     /// The output data rate, mHz.
     public var rateMilliHz: Int32 { configuration.rate.milliHz }
 

@@ -48,6 +48,11 @@ public enum LIS3DHSpec {
     /// Time the BOOT procedure takes (DS Table 4, "turn-on time" ≈ 1/ODR + 1 ms; 5 ms is the
     /// boot time AN3308 gives), ms.
     public static let bootMillis: UInt32 = 5
+    /// The self-test's output change, mg: 17 … 360 LSb at ±2 g in normal mode, 4 mg a digit (DS
+    /// Table 4, "Self-test output change"); the datasheet gives its size, not its sign.
+    public static let selfTestLimits: ClosedRange<Int32> = 68...1440
+    /// The self-test is specified at ±2 g (DS Table 4).
+    public static let selfTestRange = LIS3DHRange.g2
 }
 
 /// CTRL_REG4 bits (DS 8.11).
@@ -59,6 +64,8 @@ public struct LIS3DHControl4: OptionSet, Sendable {
     public static let blockDataUpdate = LIS3DHControl4(rawValue: 1 << 7)
     /// High-resolution (12-bit) output.
     public static let highResolution = LIS3DHControl4(rawValue: 1 << 3)
+    /// ST [2:1] = 01: self-test 0, the test force on (DS 8.11, Table 34).
+    public static let selfTest0 = LIS3DHControl4(rawValue: 1 << 1)
 }
 
 /// CTRL_REG5 bits (DS 8.12).

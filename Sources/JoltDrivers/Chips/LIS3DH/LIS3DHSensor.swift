@@ -32,6 +32,24 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
         try driver.configure(wanted)
     }
 
+    /// The self-test (DS 3.2.2, AN3308 §10): at ±2 g without the FIFO, readings with self-test
+    /// 0's force off and on; each axis must move by the datasheet's amount.
+    public mutating func selfTest(delay: inout some Delay) throws(ChipError) -> SelfTestResult {
+        var c = wanted
+        c.range = LIS3DHSpec.selfTestRange
+        c.fifo = false
+        try driver.configure(c)
+        let ms = UInt32(max(1000 / max(rateMilliHz / 1000, 1), 1))
+        delay.delay(milliseconds: 90)   // AN3308: wait 90 ms for stable output after a change
+        let off = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
+        try driver.setSelfTest(true)
+        delay.delay(milliseconds: 90)
+        let on = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
+        try driver.setSelfTest(false)
+        return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: Array(repeating: LIS3DHSpec.selfTestLimits, count: 3),
+                              magnitudeOnly: true, noiseMilliG: off.noise)
+    }
+
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
         guard wanted.fifo else {
             out.append(try driver.readSample())

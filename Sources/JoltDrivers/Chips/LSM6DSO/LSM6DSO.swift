@@ -97,6 +97,11 @@ public struct LSM6DSO<Bus: I2CBus>: RegisterMapped {
         slot = Slot()
     }
 
+    /// Turns the accelerometer's positive self-test on or off (CTRL5_C's ST_XL).
+    public mutating func setSelfTest(_ on: Bool) throws(ChipError) {
+        try write(.CTRL5_C, on ? LSM6DSOSpec.accelSelfTestPositive : 0)
+    }
+
     /// The output data rate, mHz.
     public var rateMilliHz: Int32 { configuration.rate.milliHz }
 

@@ -28,6 +28,9 @@ public enum LSM6DSORegister: UInt8, Sendable, CaseIterable, DatasheetRegister {
     /// CTRL3_C: BOOT bit 7, BDU bit 6, H_LACTIVE bit 5, PP_OD bit 4, SIM bit 3, IF_INC bit 2,
     /// SW_RESET bit 0; power-on 0x04.
     case CTRL3_C = 0x12
+    /// CTRL5_C: ROUNDING [6:5], ST_G [3:2], ST_XL [1:0] (01: the accelerometer's positive
+    /// self-test).
+    case CTRL5_C = 0x14
     /// STATUS_REG: TDA bit 2, GDA bit 1, XLDA bit 0.
     case STATUS_REG = 0x1E
     /// OUTX_L_G: the first of 12 data bytes, the gyroscope's x, y, z and then the accelerometer's,
@@ -65,6 +68,13 @@ public enum LSM6DSOSpec {
     /// that its description in CTRL3_C and the turn-on time give.
     public static let resetMillis: UInt32 = 1
     public static let bootMillis: UInt32 = 10
+    /// CTRL5_C's ST_XL = 01: the accelerometer's positive self-test.
+    public static let accelSelfTestPositive: UInt8 = 0x01
+    /// The accelerometer's self-test output change, mg: 50 … 1700 at ±4 g ("Mechanical
+    /// characteristics", LA_ST).
+    public static let selfTestLimits: ClosedRange<Int32> = 50...1700
+    /// The self-test is specified at ±4 g.
+    public static let selfTestRange = LSM6DSOAccelRange.g4
 }
 
 /// CTRL3_C bits.

@@ -32,6 +32,24 @@ public struct LSM6DSOSensor<Bus: I2CBus>: Sensor {
         try driver.configure(wanted)
     }
 
+    /// The accelerometer's self-test (the datasheet's procedure): at ±4 g without the FIFO,
+    /// readings with the positive test force off and on; each axis must move by LA_ST.
+    public mutating func selfTest(delay: inout some Delay) throws(ChipError) -> SelfTestResult {
+        var c = wanted
+        c.accelRange = LSM6DSOSpec.selfTestRange
+        c.fifo = false
+        try driver.configure(c)
+        let ms = UInt32(max(1000 / max(rateMilliHz / 1000, 1), 1))
+        delay.delay(milliseconds: 100)   // the procedure: wait 100 ms for stable output
+        let off = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
+        try driver.setSelfTest(true)
+        delay.delay(milliseconds: 100)
+        let on = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
+        try driver.setSelfTest(false)
+        return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: Array(repeating: LSM6DSOSpec.selfTestLimits, count: 3),
+                              magnitudeOnly: true, noiseMilliG: off.noise)
+    }
+
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
         guard wanted.fifo else {
             out.append(try driver.readSample())

@@ -128,6 +128,25 @@ public struct MPU6050<Bus: I2CBus>: RegisterMapped {
         }
     }
 
+    /// Turns the accelerometer's self-test force on (all three axes) or off, at the configured
+    /// range (ACCEL_CONFIG, RM §4.5).
+    public mutating func setAccelSelfTest(_ on: Bool) throws(ChipError) {
+        try write(.ACCEL_CONFIG, (on ? MPU6050Spec.accelSelfTestBits : 0) | configuration.accelRange.register)
+    }
+
+    /// The factory self-test trim of each axis, mg (SELF_TEST_X … _A, RM §4.1).
+    public mutating func factoryTrim() throws(ChipError) -> [Int32] {
+        let r = try withScratch16 { (p) throws(ChipError) in
+            try read(.SELF_TEST_X, into: p, count: 4)
+            return [p[0], p[1], p[2], p[3]]
+        }
+        let low = [(r[3] >> 4) & 3, (r[3] >> 2) & 3, r[3] & 3]
+        return (0..<3).map { i in
+            let aTest = Int((r[i] >> 5) << 2 | low[i])
+            return aTest == 0 ? 0 : MPU6050Spec.factoryTrimMilliG[aTest - 1]
+        }
+    }
+
     /// Decodes the 14-byte data burst (accel, temperature, gyro; big-endian int16 each).
     public static func decodeBurst(_ b: UnsafeBufferPointer<UInt8>, _ c: Configuration) -> ChipSample {
         let a = c.accelRange.countsPerG, g = c.gyroRange.tenthCountsPerDPS

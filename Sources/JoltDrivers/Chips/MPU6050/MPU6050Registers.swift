@@ -4,6 +4,13 @@
 
 /// MPU6050 registers (RM §3, register map table).
 public enum MPU6050Register: UInt8, Sendable, DatasheetRegister {
+    /// SELF_TEST_X, _Y, _Z: XA_TEST [4:2] in bits [7:5] (and XG_TEST [4:0]); SELF_TEST_A:
+    /// XA_TEST [1:0] in bits [5:4], YA_TEST [1:0] in [3:2], ZA_TEST [1:0] in [1:0]: the
+    /// accelerometer's factory self-test trim, 5 bits per axis (RM §4.1).
+    case SELF_TEST_X = 0x0D
+    case SELF_TEST_Y = 0x0E
+    case SELF_TEST_Z = 0x0F
+    case SELF_TEST_A = 0x10
     /// Sample rate divider: rate = gyroscope output rate / (1 + SMPLRT_DIV) (RM §4.2).
     case SMPLRT_DIV = 0x19
     /// CONFIG: EXT_SYNC_SET [5:3], DLPF_CFG [2:0] (RM §4.3).
@@ -72,6 +79,22 @@ public enum MPU6050Spec {
     public static let resetMillis: UInt32 = 100
     /// Gyroscope output rate with the DLPF enabled (DLPF_CFG 1…6): 1 kHz (RM §4.2).
     public static let internalRateHz: Int32 = 1000
+    /// ACCEL_CONFIG's XA_ST, YA_ST, ZA_ST bits [7:5]: the self-test force on each axis (RM §4.5).
+    public static let accelSelfTestBits: UInt8 = 0xE0
+    /// The self-test is specified at ±8 g (RM §4.1).
+    public static let selfTestRange = MPU6050AccelRange.g8
+    /// The factory trim for A_TEST 1 … 31, mg: 4096 × 0.34 × (0.92 / 0.34)^((A_TEST − 1) / (2⁵ − 2))
+    /// LSB at ±8 g, 4096 LSB/g; A_TEST 0 means no trim (RM §4.1).
+    public static let factoryTrimMilliG: [Int32] = [
+        340, 351, 363, 376, 388, 401, 415, 429, 443, 458, 474, 490, 506, 523, 541, 559,
+        578, 598, 618, 639, 660, 682, 706, 729, 754, 779, 806, 833, 861, 890, 920,
+    ]
+    /// The self-test response may differ from the factory trim by ±14 % (PS §6.2, "Self test
+    /// response: relative, change from factory trim −14 … +14 %").
+    public static let selfTestTolerancePercent: Int32 = 14
+    /// A part with no trim (A_TEST 0, as some clones read): the range the trims span, 0.34 to
+    /// 0.92 g, widened by the tolerance, mg.
+    public static let selfTestUntrimmed: ClosedRange<Int32> = 292...1049
 }
 
 /// PWR_MGMT_1 bits (RM §4.28).

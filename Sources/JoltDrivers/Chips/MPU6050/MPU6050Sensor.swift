@@ -42,6 +42,28 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
         try driver.configure(wanted)
     }
 
+    /// The accelerometer's self-test (RM §4.1): at ±8 g without the FIFO, readings with the test
+    /// force off and on; each axis's change must be within 14 % of its factory trim. Leaves the
+    /// chip to be started again.
+    public mutating func selfTest(delay: inout some Delay) throws(ChipError) -> SelfTestResult {
+        var c = wanted
+        c.accelRange = MPU6050Spec.selfTestRange
+        c.fifo = false
+        try driver.configure(c)
+        let ms = UInt32(max(periodMicros / 1000, 1))
+        delay.delay(milliseconds: 20)
+        let off = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
+        try driver.setAccelSelfTest(true)
+        delay.delay(milliseconds: 20)
+        let on = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
+        try driver.setAccelSelfTest(false)
+        let tol = MPU6050Spec.selfTestTolerancePercent
+        let limits = try driver.factoryTrim().map { t in
+            t == 0 ? MPU6050Spec.selfTestUntrimmed : (t * (100 - tol) / 100)...(t * (100 + tol) / 100)
+        }
+        return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: limits, magnitudeOnly: false, noiseMilliG: off.noise)
+    }
+
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
         guard wanted.fifo else {
             out.append(try driver.readSample())
