@@ -111,6 +111,16 @@ public struct EventRecord: Equatable, Sendable {
         case .arming: return "arming"
         case .armed: return "armed"
         case .triggered: return "triggered"
+        case .pending: return "pending"
+        }
+    }
+
+    /// The arming mode's name: "away", "home", "night".
+    public static func modeName(_ m: ArmMode) -> String {
+        switch m {
+        case .away: return "away"
+        case .home: return "home"
+        case .night: return "night"
         }
     }
 

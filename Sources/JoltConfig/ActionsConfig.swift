@@ -235,6 +235,21 @@ extension BoardProfile {
         }
     }
 
+    /// A list of triggers under `key`: ["shake", "flip", "tamper"], at least one.
+    static func parseTriggers(_ r: ObjectReader, _ key: String) throws(JoltError) -> AlarmTriggers? {
+        guard let n = r.node(key) else { return nil }
+        guard case .array(let items) = n.value else { throw r.fail(key, n, "must be a list like [\"shake\", \"flip\", \"tamper\"]") }
+        var t = AlarmTriggers()
+        for item in items {
+            guard case .string(let s) = item.value, ["shake", "flip", "tamper"].contains(s) else {
+                throw r.fail(key, item, "each trigger must be \"shake\", \"flip\" or \"tamper\"")
+            }
+            t.insert(s == "shake" ? .shake : (s == "flip" ? .flip : .tamper))
+        }
+        guard !t.isEmpty else { throw r.fail(key, n, "must name at least one of \"shake\", \"flip\", \"tamper\" (an alarm nothing can trigger guards nothing)") }
+        return t
+    }
+
     package static func parseAlarm(_ r: ObjectReader?, outputs: [String], inputs: [String]) throws(JoltError) -> AlarmConfig? {
         guard let r else { return nil }
         var a = AlarmConfig()
@@ -245,17 +260,12 @@ extension BoardProfile {
         if let v = try r.integer("arming_ms", 0...3_600_000, "ms") { a.settings.armingMillis = v }
         if let v = try r.integer("max_sound_ms", 0...86_400_000, "ms") { a.settings.maxSoundMillis = v }
         if let v = try r.integer("sensor_lost_ms", 0...600_000, "ms") { a.settings.sensorLostMillis = v }
-        if let n = r.node("triggers") {
-            guard case .array(let items) = n.value else { throw r.fail("triggers", n, "must be a list like [\"shake\", \"flip\", \"tamper\"]") }
-            var t = AlarmTriggers()
-            for item in items {
-                guard case .string(let s) = item.value, ["shake", "flip", "tamper"].contains(s) else {
-                    throw r.fail("triggers", item, "each trigger must be \"shake\", \"flip\" or \"tamper\"")
-                }
-                t.insert(s == "shake" ? .shake : (s == "flip" ? .flip : .tamper))
-            }
-            guard !t.isEmpty else { throw r.fail("triggers", n, "must name at least one of \"shake\", \"flip\", \"tamper\" (an alarm nothing can trigger guards nothing)") }
-            a.settings.triggers = t
+        if let v = try r.integer("entry_ms", 0...600_000, "ms") { a.settings.entryMillis = v }
+        if let t = try parseTriggers(r, "triggers") { a.settings.triggers = t }
+        if let m = try r.object("modes") {
+            a.settings.homeTriggers = try parseTriggers(m, "home")
+            a.settings.nightTriggers = try parseTriggers(m, "night")
+            try m.finish()
         }
         if let o = try r.string("output") {
             guard outputs.contains(o) else { throw r.fail("output", r.node("output"), "no output named \"\(o)\" in \"outputs\"") }

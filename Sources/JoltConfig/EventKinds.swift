@@ -50,7 +50,7 @@ public enum EventKinds {
                                        retained: ("face_down", on: ["face_down"], off: ["face_up"]), entity: ("Flip", false))
     public static let tamper = EventKind("tamper", says: "tamper: moved from where it was armed",
                                          retained: ("tamper", on: [nil], off: []), entity: ("Tamper", true))
-    public static let alarm = EventKind("alarm", variantKey: "state", variants: ["triggered", "armed", "arming", "disarmed"],
+    public static let alarm = EventKind("alarm", variantKey: "state", variants: ["triggered", "armed", "arming", "disarmed", "pending"],
                                         extraBindings: ["cleared"].map { "alarm." + $0 }, says: "alarm")
     public static let walkTest = EventKind("walk_test", says: "walk test: would trigger", entity: ("Walk test", true))
     public static let fault = EventKind("fault", says: "fault", retained: ("problem", on: [nil], off: []))

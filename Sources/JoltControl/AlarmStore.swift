@@ -21,12 +21,15 @@ package struct SavedAlarm: Equatable {
     package var cause: String
     /// The tamper detector's reference orientation (gravity, mg), while armed or sounding.
     package var reference: Vec3?
+    /// How it was armed ("away" unless armed home or night).
+    package var mode: ArmMode = .away
 
-    package init(state: AlarmState, sinceWallMicros: Int64, cause: String, reference: Vec3? = nil) {
+    package init(state: AlarmState, sinceWallMicros: Int64, cause: String, reference: Vec3? = nil, mode: ArmMode = .away) {
         self.state = state
         self.sinceWallMicros = sinceWallMicros
         self.cause = cause
         self.reference = reference
+        self.mode = mode
     }
 }
 
@@ -110,10 +113,12 @@ package final class AlarmStore: @unchecked Sendable {
             for i in items { if case .number(let n) = i.value, let x = Int32(n), abs(x) <= 32_000 { v.append(x) } }
             if v.count == 3 { reference = Vec3(v[0], v[1], v[2]) }
         }
-        if (state == .armed || state == .triggered) && reference == nil {
+        if (state == .armed || state == .triggered || state == .pending) && reference == nil {
             return .failure(LoadError(message: "\(path): an \(name) alarm with no reference orientation (damaged?)"))
         }
-        return .success(SavedAlarm(state: state, sinceWallMicros: sinceWall, cause: cause, reference: reference))
+        var mode = ArmMode.away
+        if case .string(let m)? = field("mode") { mode = ArmMode.allCases.first { EventRecord.modeName($0) == m } ?? .away }
+        return .success(SavedAlarm(state: state, sinceWallMicros: sinceWall, cause: cause, reference: reference, mode: mode))
     }
 
     package struct LoadError: Error, Equatable {
@@ -126,6 +131,7 @@ package final class AlarmStore: @unchecked Sendable {
         var f: [(String, JSON)] = [("state", .string(EventRecord.alarmName(s.state))), ("since", .string(WallClock.iso8601(s.sinceWallMicros))),
                                    ("since_unix_us", .int(s.sinceWallMicros)), ("cause", .string(s.cause))]
         if let r = s.reference { f.append(("reference_mg", [.int(r.x), .int(r.y), .int(r.z)])) }
+        if s.mode != .away { f.append(("mode", .string(EventRecord.modeName(s.mode)))) }
         return JSON.members(f).text + "\n"
     }
 

@@ -18,7 +18,7 @@ extension MQTTBridge {
     package static let allEntities: [(String, String)] = [
         ("alarm_control_panel", "alarm"), ("sensor", "last_command")] + EventKinds.all.filter { $0.entity != nil }.map { ("event", $0.name) } + [
         ("siren", "buzzer"), ("button", "test_buzzer"), ("binary_sensor", "tamper"), ("binary_sensor", "problem"),
-        ("binary_sensor", "shake"), ("binary_sensor", "face_down"), ("sensor", "last_event"),
+        ("binary_sensor", "shake"), ("binary_sensor", "face_down"), ("sensor", "last_event"), ("sensor", "tilt"), ("sensor", "speed"),
     ]
 
     /// (topic, retained payload) for every entity: its configuration, or "" to remove it.
@@ -76,20 +76,27 @@ extension MQTTBridge {
         add("binary_sensor", "problem", "Sensor problem", [("state_topic", .string(problemTopic)), ("payload_on", "ON"), ("payload_off", "OFF"),
                                                             ("device_class", "problem"), ("entity_category", "diagnostic")])
         add("binary_sensor", "shake", "Shaking", [("state_topic", .string(shakeTopic)), ("payload_on", "ON"), ("payload_off", "OFF"), ("device_class", "vibration")])
+        add("sensor", "tilt", "Tilt", [("state_topic", .string(measuresTopic)), ("value_template", "{{ value_json.tilt_deg }}"), ("unit_of_measurement", "°"),
+                                       ("state_class", "measurement"), ("suggested_display_precision", 1), ("icon", "mdi:angle-acute")])
+        if hasAlarm {
+            // As the armed alarm judges it: unknown while it does not watch.
+            add("sensor", "speed", "Movement speed", [("state_topic", .string(measuresTopic)), ("unit_of_measurement", "mm/s"), ("state_class", "measurement"),
+                                                      ("value_template", "{{ value_json.speed_mm_s if value_json.speed_mm_s is defined else None }}"), ("icon", "mdi:speedometer")])
+        }
         add("binary_sensor", "face_down", "Face down", [("state_topic", .string(faceDownTopic)), ("payload_on", "ON"), ("payload_off", "OFF"), ("icon", "mdi:flip-vertical")])
         return out
     }
 
     /// The alarm panel: its state from the state topic, commands with the code as JSON.
     package func alarmPanel() -> [(String, JSON)] {
-        var features: [JSON] = ["arm_away"]
+        var features: [JSON] = ["arm_away"] + armModes.map { .string("arm_" + EventRecord.modeName($0)) }
         if config.remoteTrigger { features.append("trigger") }
         var f: [(String, JSON)] = [
             ("state_topic", .string(stateTopic)),
-            ("value_template", "{{ {'disarmed': 'disarmed', 'arming': 'arming', 'armed': 'armed_away', 'triggered': 'triggered'}.get(value_json.state, 'None') }}"),
+            ("value_template", "{{ {'disarmed': 'disarmed', 'arming': 'arming', 'armed': 'armed_' ~ (value_json.mode | default('away')), 'pending': 'pending', 'triggered': 'triggered'}.get(value_json.state, 'None') }}"),
             ("command_topic", .string(setTopic)),
             ("command_template", "{\"command\": {{ action | tojson }}, \"code\": {{ code | tojson }}}"),
-            ("payload_arm_away", "arm"), ("payload_disarm", "disarm"), ("payload_trigger", "trigger"), ("supported_features", .list(features)),
+            ("payload_arm_away", "arm"), ("payload_arm_home", "arm_home"), ("payload_arm_night", "arm_night"), ("payload_disarm", "disarm"), ("payload_trigger", "trigger"), ("supported_features", .list(features)),
             // What last triggered it, why, by how much and when, as the panel's attributes.
             ("json_attributes_topic", .string(stateTopic)),
             ("json_attributes_template", "{% set l = value_json.last_trigger | default({}) %}{{ {'last_trigger': l.text | default(none), 'last_trigger_cause': l.cause | default(none), 'last_trigger_reason': l.reason | default(none), 'last_trigger_mm_s': l.mm_s | default(none), 'last_trigger_deg': l.deg | default(none), 'last_trigger_utc': l.utc | default(none), 'walk_test': value_json.walk_test | default(false), 'sensor_check': (value_json.sensor_check | default({})).text | default(none), 'sensor_check_passed': (value_json.sensor_check | default({})).passed | default(none)} | tojson }}"),

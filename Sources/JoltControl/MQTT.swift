@@ -18,6 +18,8 @@ package struct CommandVerdict {
     package var answered = true
     package var sirenOn = false
     package var durationSeconds: Int?
+    /// An arm command's mode (arm_home, arm_night; away otherwise).
+    package var mode: ArmMode = .away
 
     package init(_ command: String, _ refusal: String?, logged: Bool = true, answered: Bool = true) {
         self.command = command
@@ -42,6 +44,8 @@ package final class MQTTBridge: @unchecked Sendable {
     /// Wrong codes and lockouts, kept with the alarm's state.
     package var remote: RemoteGuard
     package let hasAlarm: Bool
+    /// The arming modes the alarm offers besides away (`alarm.modes`).
+    package let armModes: [ArmMode]
     /// The output Home Assistant's siren and test button sound: the alarm's, else the board's first.
     package let buzzer: String?
 
@@ -55,10 +59,12 @@ package final class MQTTBridge: @unchecked Sendable {
     package var faceDownTopic: String { base + "/face_down" }
     package var tamperTopic: String { base + "/tamper" }
     package var problemTopic: String { base + "/problem" }
+    package var measuresTopic: String { base + "/measures" }
 
     package init(config: MQTTConfig, board: BoardProfile, stateDirectory: String? = nil) throws(JoltError) {
         self.config = config
         hasAlarm = board.alarm != nil
+        armModes = board.alarm.map { a in [ArmMode.home, .night].filter { a.settings.triggers($0) != nil } } ?? []
         buzzer = board.alarm?.output ?? board.outputs.first?.name
         remote = RemoteGuard(directory: stateDirectory)
         let outbox: Outbox
@@ -154,15 +160,24 @@ package final class MQTTBridge: @unchecked Sendable {
     }
 
     package func alarm(_ state: AlarmState, since: Int64, sinceWall: Int64 = WallClock.nowMicros(), lastTrigger: LastTrigger? = nil, walkTest: Bool = false,
-                       sensorCheck: JSON? = nil) {
+                       sensorCheck: JSON? = nil, mode: ArmMode = .away) {
         var f: [(String, JSON)] = [("state", .string(EventRecord.alarmName(state))), ("since", .decimal(EventRecord.seconds(since))),
                                    ("since_utc", .string(WallClock.iso8601(sinceWall))), ("device", .string(config.device))]
+        if mode != .away && state != .disarmed { f.append(("mode", .string(EventRecord.modeName(mode)))) }
         if walkTest { f.append(("walk_test", true)) }
         if let lastTrigger { f.append(("last_trigger", lastTrigger.jsonValue)) }
         if let sensorCheck { f.append(("sensor_check", sensorCheck)) }
         link.setRetained(topic: stateTopic, payload: JSON.members(f).text)
         // The tamper sensor is on from a tamper until the alarm stops sounding.
         if state != .triggered { link.setRetained(topic: tamperTopic, payload: "OFF") }
+    }
+
+    /// The kiosk's tilt from level and its movement speed (absent while the alarm does not
+    /// watch), retained: `{"tilt_deg":1.2,"speed_mm_s":3}`.
+    package func measures(tiltDeci: Int32, speedMMs: Int32?) {
+        var f: [(String, JSON)] = [("tilt_deg", .decimal(TraceWriter.decimal(Int64(tiltDeci), places: 1, trim: false)))]
+        if let speedMMs { f.append(("speed_mm_s", .int(speedMMs))) }
+        link.setRetained(topic: measuresTopic, payload: JSON.members(f).text)
     }
 
     package var commandFD: Int32 { commandWake.fd }
@@ -195,6 +210,7 @@ package final class MQTTBridge: @unchecked Sendable {
             if let k = m.first(where: { $0.key == "code" }), case .string(let s) = k.value.value { code = s }
         }
         command = command.lowercased()
+        let mode: ArmMode = command == "arm_home" ? .home : command == "arm_night" ? .night : .away
         if command == "arm_away" || command == "arm_home" || command == "arm_night" { command = "arm" }
         let known = ["arm", "disarm", "trigger", "siren", "test_buzzer"]
         guard known.contains(command) else { return CommandVerdict(String(command.prefix(40)), "unknown command (\(known.joined(separator: ", ")))") }
@@ -204,6 +220,7 @@ package final class MQTTBridge: @unchecked Sendable {
         let ofAlarm = command == "arm" || command == "disarm" || command == "trigger"
         if let why = notOffered(command, ofAlarm: ofAlarm) { return CommandVerdict(command, why) }
         var verdict = CommandVerdict(command, nil)
+        verdict.mode = mode
         if command == "siren" {
             switch Self.siren(members) {
             case .success(let (on, seconds)):

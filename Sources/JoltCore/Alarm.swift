@@ -8,6 +8,14 @@ public enum AlarmState: UInt8, Sendable, CaseIterable {
     case armed
     /// Sounding, until disarmed or until the maximum duration, when it re-arms.
     case triggered
+    /// Tripped, in the entry delay (`entry_ms`) that lets the owner disarm before it sounds.
+    case pending
+}
+
+/// How the alarm is armed: away (every trigger of the profile), or a set of its own for when
+/// people are about (`home`) or asleep (`night`), as a panel's arming modes.
+public enum ArmMode: UInt8, Sendable, CaseIterable {
+    case away, home, night
 }
 
 /// What may trigger the alarm.
@@ -35,12 +43,27 @@ public struct AlarmSettings: Equatable, Sendable {
     /// Armed, a sensor that sends nothing for this long triggers it, ms (0: never): a cut cable,
     /// a chip pulled off, a frozen chip. The sensor is part of the alarm, as a trusted panel's are.
     public var sensorLostMillis: Int32
+    /// Tripped, how long it waits (pending) before it sounds, ms (0: it sounds at once). A lost
+    /// sensor and the panel's trigger sound at once.
+    public var entryMillis: Int32 = 0
+    /// What triggers it armed `home` and armed `night` (nil: that mode is not offered).
+    public var homeTriggers: AlarmTriggers?
+    public var nightTriggers: AlarmTriggers?
 
     public init(armingMillis: Int32 = 10_000, maxSoundMillis: Int32 = 300_000, triggers: AlarmTriggers = .all, sensorLostMillis: Int32 = 2_000) {
         self.armingMillis = armingMillis
         self.maxSoundMillis = maxSoundMillis
         self.triggers = triggers
         self.sensorLostMillis = sensorLostMillis
+    }
+
+    /// What triggers it armed in `mode` (nil: the mode is not offered).
+    public func triggers(_ mode: ArmMode) -> AlarmTriggers? {
+        switch mode {
+        case .away: return triggers
+        case .home: return homeTriggers
+        case .night: return nightTriggers
+        }
     }
 }
 
@@ -85,15 +108,36 @@ public struct Alarm: Sendable {
     public let maxSound: Int64
     /// Armed, no data from the sensor for this long triggers it, µs (0: never).
     public let sensorLost: Int64
-    /// What triggers the alarm.
-    public let triggers: AlarmTriggers
+    /// What triggers the alarm in each mode (away, home, night; empty: not offered).
+    let modeTriggers: (AlarmTriggers, AlarmTriggers, AlarmTriggers)
+    /// The entry delay, µs (0: none).
+    public let entry: Int64
+    /// How it is armed (away when disarmed).
+    public private(set) var mode: ArmMode = .away
+    /// In the entry delay: what tripped it.
+    public private(set) var pendingCause: AlarmTransition.Cause?
 
     /// An alarm with `settings`, disarmed.
     public init(settings s: AlarmSettings) {
         arming = Int64(s.armingMillis) * Units.microsPerMilli
         maxSound = Int64(s.maxSoundMillis) * Units.microsPerMilli
         sensorLost = Int64(s.sensorLostMillis) * Units.microsPerMilli
-        triggers = s.triggers
+        entry = Int64(s.entryMillis) * Units.microsPerMilli
+        modeTriggers = (s.triggers, s.homeTriggers ?? [], s.nightTriggers ?? [])
+    }
+
+    /// What triggers it now: the triggers of the mode it is armed in.
+    public var triggers: AlarmTriggers {
+        switch mode {
+        case .away: return modeTriggers.0
+        case .home: return modeTriggers.1
+        case .night: return modeTriggers.2
+        }
+    }
+
+    /// Whether it can be armed in `mode`.
+    public func offers(_ mode: ArmMode) -> Bool {
+        mode == .away || !(mode == .home ? modeTriggers.1 : modeTriggers.2).isEmpty
     }
 
     /// Whether a lost sensor has triggered it and has not come back since: it does not trigger
@@ -103,10 +147,12 @@ public struct Alarm: Sendable {
     public private(set) var sensorReported = false
 
     /// Puts the alarm in `state` since `since` (to carry a state across a change of settings).
-    public mutating func restore(state: AlarmState, since: Int64, sensorReported: Bool = false) {
+    public mutating func restore(state: AlarmState, since: Int64, sensorReported: Bool = false, mode: ArmMode = .away, pendingCause: AlarmTransition.Cause? = nil) {
         _state = state
         _since = since
         self.sensorReported = sensorReported
+        self.mode = offers(mode) ? mode : .away
+        self.pendingCause = state == .pending ? pendingCause ?? .tamper : nil
     }
 
     /// Whether the buzzer should sound now.
@@ -120,23 +166,36 @@ public struct Alarm: Sendable {
         return tr
     }
 
-    /// Arms the alarm at `t`: after the grace period it watches. Arming an armed or sounding alarm
-    /// changes nothing.
-    public mutating func arm(at t: Int64) -> AlarmTransition? {
-        guard state == .disarmed else { return nil }
+    /// Arms the alarm at `t` in `mode` (one it offers): after the grace period it watches.
+    /// Arming an armed or sounding alarm changes nothing.
+    public mutating func arm(at t: Int64, mode: ArmMode = .away) -> AlarmTransition? {
+        guard state == .disarmed, offers(mode) else { return nil }
         sensorReported = false
+        self.mode = mode
         return arming > 0 ? go(.arming, .armCommand, t) : go(.armed, .armCommand, t)
+    }
+
+    /// Trips the armed alarm for `cause` at `t`: pending through the entry delay, or sounding at
+    /// once without one.
+    mutating func trip(_ cause: AlarmTransition.Cause, _ t: Int64) -> AlarmTransition? {
+        guard entry > 0 else { return go(.triggered, cause, t) }
+        pendingCause = cause
+        return go(.pending, cause, t)
     }
 
     /// Disarms the alarm at `t`, silencing it.
     public mutating func disarm(at t: Int64) -> AlarmTransition? {
-        go(.disarmed, .disarmCommand, t)
+        pendingCause = nil
+        let tr = go(.disarmed, .disarmCommand, t)
+        mode = .away
+        return tr
     }
 
     /// Triggers the alarm by hand at `t` (a panic button), from any state; a sounding alarm
     /// changes nothing. It sounds until disarmed, or `max_sound_ms`, as any trigger does.
     public mutating func panic(at t: Int64) -> AlarmTransition? {
-        go(.triggered, .panic, t)
+        pendingCause = nil
+        return go(.triggered, .panic, t)
     }
 
     /// Advances time to `t`: the grace period ends, or a sounding alarm times out and re-arms.
@@ -146,6 +205,10 @@ public struct Alarm: Sendable {
             return go(.armed, .graceOver, t)
         case .triggered where maxSound > 0 && t - since >= maxSound:
             return go(.armed, .timeout, t)
+        case .pending where t - since >= entry:
+            // The entry delay is over: it sounds, for what tripped it.
+            defer { pendingCause = nil }
+            return go(.triggered, pendingCause ?? .tamper, t)
         default:
             return nil
         }
@@ -157,8 +220,9 @@ public struct Alarm: Sendable {
     /// alarm watches.
     public mutating func sensorSilent(for silent: Int64, at t: Int64) -> AlarmTransition? {
         if let tr = tick(at: t) { return tr }
-        guard state == .armed, sensorLost > 0, silent >= sensorLost, !sensorReported else { return nil }
+        guard state == .armed || state == .pending, sensorLost > 0, silent >= sensorLost, !sensorReported else { return nil }
         sensorReported = true
+        pendingCause = nil
         return go(.triggered, .sensor, t)
     }
 
@@ -170,9 +234,10 @@ public struct Alarm: Sendable {
     /// Offers detector events at `t`; an armed alarm triggers on those it is set to watch.
     public mutating func observe(_ events: Events, at t: Int64) -> AlarmTransition? {
         guard state == .armed else { return nil }
-        if triggers.contains(.tamper) && events.contains(.tamper) { return go(.triggered, .tamper, t) }
-        if triggers.contains(.shake) && events.contains(.shakeBegan) { return go(.triggered, .shake, t) }
-        if triggers.contains(.flip) && events.contains(.faceDown) { return go(.triggered, .flip, t) }
+        let watched = triggers
+        if watched.contains(.tamper) && events.contains(.tamper) { return trip(.tamper, t) }
+        if watched.contains(.shake) && events.contains(.shakeBegan) { return trip(.shake, t) }
+        if watched.contains(.flip) && events.contains(.faceDown) { return trip(.flip, t) }
         return nil
     }
 }
@@ -212,7 +277,7 @@ extension Alarm {
         switch tr.to {
         case .armed: return .armTamper(reference: gravity)
         case .disarmed, .arming: return .disarmTamper
-        case .triggered: return nil
+        case .triggered, .pending: return nil
         }
     }
 
@@ -223,7 +288,7 @@ extension Alarm {
             detectors.armTamper()
         case .disarmed, .arming:
             detectors.disarmTamper()
-        case .triggered:
+        case .triggered, .pending:
             break
         }
     }

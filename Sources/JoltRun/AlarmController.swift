@@ -35,6 +35,8 @@ package enum Chirp {
     package static let twice = Pattern.beeps(on: 80, off: 120, count: 2)
     /// The grace period (the exit delay): a short chirp each second until it watches.
     package static let exitDelay = Pattern.cadence(on: 40, off: 960)
+    /// The entry delay: four a second, until it sounds or is disarmed.
+    package static let entryDelay = Pattern.cadence(on: 60, off: 190)
 }
 
 /// The theft alarm as `jolt run` keeps it: the state machine (`Alarm`, pure, in JoltCore), its
@@ -80,6 +82,8 @@ package final class AlarmController {
     package var lastCheck: SensorCheck?
     /// Why the last arm command was refused, for its reply (`takeRefusal`).
     package var refusal: String?
+    /// In the entry delay: why it tripped (the reason it sounds for when the delay is over).
+    private var pendingReason: TriggerReason?
     private var begun = false
 
     package init(config: AlarmConfig, detection: DetectionSettings, store: AlarmStore?, effects: AlarmEffects) {
@@ -127,7 +131,7 @@ package final class AlarmController {
                 return nil
             case .arming:
                 return arm("alarm: was arming when Jolt stopped: arming again")
-            case .armed, .triggered:
+            case .armed, .triggered, .pending:
                 restore(s, at: t, path: store.path)
                 return nil
             }
@@ -135,8 +139,11 @@ package final class AlarmController {
     }
 
     /// Armed or sounding as saved: no grace period, no new reference.
-    private func restore(_ s: SavedAlarm, at t: Int64, path: String) {
-        alarm.restore(state: s.state, since: t)
+    private func restore(_ saved: SavedAlarm, at t: Int64, path: String) {
+        // Stopped in its entry delay: it was tripped, and sounds (fail-secure).
+        var s = saved
+        if s.state == .pending { s.state = .triggered }
+        alarm.restore(state: s.state, since: t, mode: s.mode)
         tamperReference = s.reference
         sinceWall = s.sinceWallMicros
         Log.warning("alarm: \(EventRecord.alarmName(s.state)) since \(WallClock.iso8601(s.sinceWallMicros)) (\(s.cause)), as saved in \(path): \(s.state == .triggered ? "sounding again" : "watching against the saved orientation")")
@@ -159,12 +166,16 @@ package final class AlarmController {
     /// A command — `.armCommand`, `.disarmCommand` or `.panic` — at `t` (a stream time). An arm
     /// command checks the chip first (`alarm.self_test`); `starting`: the alarm arms at start,
     /// and a failed check is only warned of.
-    package func command(_ cause: AlarmTransition.Cause, at t: Int64, gravity: Vec3, starting: Bool = false) -> DetectorChange? {
+    package func command(_ cause: AlarmTransition.Cause, at t: Int64, gravity: Vec3, starting: Bool = false, mode: ArmMode = .away) -> DetectorChange? {
+        if cause == .armCommand && !alarm.offers(mode) {
+            refusal = "not armed: this alarm is not set up to arm \(EventRecord.modeName(mode)) (add alarm.modes.\(EventRecord.modeName(mode)), the triggers it watches then)"
+            return nil
+        }
         if cause == .armCommand && alarm.state == .disarmed && !checkSensor(starting: starting) { return nil }
         var a = alarm
         let tr: AlarmTransition?
         switch cause {
-        case .armCommand: tr = a.arm(at: t)
+        case .armCommand: tr = a.arm(at: t, mode: mode)
         case .disarmCommand: tr = a.disarm(at: t)
         case .panic: tr = a.panic(at: t)
         default: tr = nil
@@ -189,9 +200,9 @@ package final class AlarmController {
     package func observe(_ e: Events, at t: Int64, gravity: Vec3, reason: (AlarmTransition.Cause) -> TriggerReason? = { _ in nil }) -> DetectorChange? {
         var a = alarm
         let tr = a.tick(at: t) ?? a.observe(e, at: t)
-        if let tr, tr.to == .triggered, walkTest { return wouldTrigger(tr.cause, a, at: t, reason: reason(tr.cause)) }
+        if let tr, tr.to == .triggered || tr.to == .pending, walkTest { return wouldTrigger(tr.cause, a, at: t, reason: reason(tr.cause)) }
         alarm = a
-        return tr.flatMap { changed($0, at: t, gravity: gravity, reason: $0.to == .triggered ? reason($0.cause) : nil) }
+        return tr.flatMap { changed($0, at: t, gravity: gravity, reason: $0.to == .triggered || $0.to == .pending ? reason($0.cause) : nil) }
     }
 
     /// A walk test: what would have triggered the alarm is announced — the event with its reason
@@ -199,7 +210,7 @@ package final class AlarmController {
     /// machine that would have triggered, for what it remembers of a lost sensor).
     private func wouldTrigger(_ cause: AlarmTransition.Cause, _ after: Alarm, at t: Int64, reason: TriggerReason?) -> DetectorChange? {
         var a = after
-        a.restore(state: alarm.state, since: alarm.since, sensorReported: after.sensorReported)
+        a.restore(state: alarm.state, since: alarm.since, sensorReported: after.sensorReported, mode: alarm.mode, pendingCause: alarm.pendingCause)
         alarm = a
         walkTestCount += 1
         let margin = reason.flatMap { TriggerMargin($0, detection: detection, alarm: settings) }
@@ -232,7 +243,7 @@ package final class AlarmController {
     package func nextSilenceCheck(silent: Int64) -> Int64? {
         switch alarm.state {
         case .armed: return alarm.sensorLost > 0 && !alarm.sensorReported ? max(alarm.sensorLost, silent) : nil
-        case .arming: return silent + Self.silentTickMicros
+        case .arming, .pending: return silent + Self.silentTickMicros
         case .triggered, .disarmed: return alarm.state == .triggered && alarm.maxSound > 0 ? silent + Self.silentTickMicros : nil
         }
     }
@@ -243,12 +254,16 @@ package final class AlarmController {
     /// A transition: the buzzer first, then the event (with the trigger's reason), the journal,
     /// systemd's status and MQTT, and last the state on disk, which the store writes on its own
     /// thread (an SD card's fsync never holds up the buzzer or the next poll of the chip).
-    private func changed(_ tr: AlarmTransition, at t: Int64, gravity: Vec3, reason: TriggerReason?) -> DetectorChange? {
+    private func changed(_ tr: AlarmTransition, at t: Int64, gravity: Vec3, reason given: TriggerReason?) -> DetectorChange? {
         let change = Alarm.change(after: tr, gravity: gravity)
+        // After the entry delay it sounds for what tripped it, not for the sample of the moment.
+        let reason = tr.from == .pending && tr.to == .triggered && tr.cause != .panic && tr.cause != .sensor ? pendingReason : given
+        if tr.from == .pending { effects.chirp(nil) }
         switch tr.to {
         case .armed: tamperReference = gravity
         case .triggered: break
         case .disarmed, .arming: tamperReference = nil
+        case .pending: pendingReason = reason
         }
         if tr.to == .triggered {
             tamperRepeats = 0
@@ -256,15 +271,19 @@ package final class AlarmController {
         }
         if (tr.to == .triggered) != (tr.from == .triggered) { effects.sound(tr.to == .triggered) }
         if chirps { chirp(after: tr) }
+        if tr.to == .pending {
+            effects.chirp(Chirp.entryDelay)
+            Log.warning("alarm: tripped (\(LastTrigger(cause: tr.cause, reason: reason, wallMicros: 0).text)): it sounds in \(EventRecord.seconds(alarm.entry)) s unless disarmed")
+        }
         sinceWall = WallClock.nowMicros()
-        effects.announce(EventRecord(t: t, kind: .alarm(tr), reason: tr.to == .triggered ? reason : nil))
+        effects.announce(EventRecord(t: t, kind: .alarm(tr), reason: tr.to == .triggered || tr.to == .pending ? reason : nil))
         if tr.to == .triggered {
             let last = LastTrigger(cause: tr.cause, reason: reason, wallMicros: sinceWall)
             lastTrigger = last
             Log.warning("alarm: triggered (\(last.text))")
         }
         effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger, walkTest)
-        store?.save(SavedAlarm(state: tr.to, sinceWallMicros: sinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference))
+        store?.save(SavedAlarm(state: tr.to, sinceWallMicros: sinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference, mode: alarm.mode))
         return change
     }
 
@@ -276,13 +295,14 @@ package final class AlarmController {
         case .armed where tr.from != .triggered: effects.chirp(Chirp.once)
         case .disarmed: effects.chirp(Chirp.twice)
         case .armed, .triggered: if tr.from == .arming { effects.chirp(nil) }   // the panel's trigger in the grace period
+        case .pending: break   // the entry delay's cadence, chirps or not (`changed`)
         }
     }
 
     /// New settings from a reload: the same state, since the same time.
     package func reconfigure(_ c: AlarmConfig, detection: DetectionSettings) {
         var a = Alarm(settings: c.settings)
-        a.restore(state: alarm.state, since: alarm.since, sensorReported: alarm.sensorReported)
+        a.restore(state: alarm.state, since: alarm.since, sensorReported: alarm.sensorReported, mode: alarm.mode, pendingCause: alarm.pendingCause)
         alarm = a
         settings = c.settings
         self.detection = detection
@@ -298,7 +318,8 @@ package final class AlarmController {
 
     /// The alarm's part of a control reply: its state and since when.
     package var replyFields: [(String, JSON)] {
-        [("alarm", true), ("state", .string(EventRecord.alarmName(alarm.state))), ("since", .decimal(EventRecord.seconds(alarm.since))),
+        [("alarm", true), ("state", .string(EventRecord.alarmName(alarm.state)))] + (alarm.state != .disarmed && alarm.mode != .away ? [("mode", .string(EventRecord.modeName(alarm.mode)))] : [])
+            + [("since", .decimal(EventRecord.seconds(alarm.since))),
          ("since_utc", .string(WallClock.iso8601(sinceWall))), ("tamper_repeats", .int(tamperRepeats))]
             + (walkTest ? [("walk_test", true), ("walk_test_triggers", .int(walkTestCount))] : [])
             + (lastTrigger.map { [("last_trigger", $0.jsonValue)] } ?? [])

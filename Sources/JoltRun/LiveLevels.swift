@@ -11,6 +11,33 @@ import JoltJSON
 import JoltLinux
 import JoltSupport
 
+/// The numbers Home Assistant shows beside the panel: the kiosk's tilt from level, and, while
+/// the tamper detector watches, its movement speed as the alarm judges it. Looked at once a
+/// second and published only on a change of at least 0.5° (or 2 mm/s): a still kiosk costs the
+/// broker nothing.
+package struct LiveMeasures {
+    /// When they are next looked at, sample time µs.
+    package var nextAt: Int64 = .min
+    var last: (tiltDeci: Int32, speedMMs: Int32?)?
+    static let intervalMicros: Int64 = 1_000_000
+    static let tiltStepDeci: Int32 = 5
+    static let speedStepMMs: Int32 = 2
+
+    package init() {}
+
+    /// At a sample at `t` past `nextAt`: the tilt (tenths of a degree) and speed (mm/s; nil
+    /// while the tamper detector does not watch) to publish, or nil when neither moved enough.
+    package mutating func due<D: SampleDetector>(at t: Int64, _ d: borrowing D) -> (tiltDeci: Int32, speedMMs: Int32?)? {
+        nextAt = t + Self.intervalMicros
+        let tilt = Int32(TriggerReason.angle(d.gravity, Vec3(0, 0, 1000)).map(TriggerReason.deci) ?? 0)
+        let speed = d.tamperArmed ? LiveLevels(d).tamper?.speedMMs : nil
+        if let last, abs(last.tiltDeci - tilt) < Self.tiltStepDeci, (last.speedMMs == nil) == (speed == nil),
+           abs((last.speedMMs ?? 0) - (speed ?? 0)) < Self.speedStepMMs { return nil }
+        last = (tilt, speed)
+        return (tilt, speed)
+    }
+}
+
 /// The detectors' state after a sample, for a live view.
 package struct LiveLevels {
     package var gravity: Vec3

@@ -220,7 +220,7 @@ package final class RunCommand {
                 announce: { router.emit($0) },
                 publish: { [weak self] state, since, sinceWall, last, walkTest in
                     notifier.send("STATUS=alarm \(EventRecord.alarmName(state))" + (walkTest ? " (walk test)" : "") + (state == .triggered ? (last.map { ": " + $0.text } ?? "") : ""))
-                    bridge?.alarm(state, since: since, sinceWall: sinceWall, lastTrigger: last, walkTest: walkTest, sensorCheck: self?.alarm?.lastCheck?.jsonValue)
+                    bridge?.alarm(state, since: since, sinceWall: sinceWall, lastTrigger: last, walkTest: walkTest, sensorCheck: self?.alarm?.lastCheck?.jsonValue, mode: self?.alarm?.alarm.mode ?? .away)
                 },
                 chirp: { pattern in if let output = a.output { worker?.submit(.manual(output: output, pattern)) } })
             alarm = AlarmController(config: a, detection: detectionSettings(sensor), store: store, effects: effects)

@@ -174,6 +174,8 @@ package struct RunSink: EngineSink {
     package var records: [EventRecord] = []
     /// The first sample's time, for a watcher's tamper detector (`watchTamper`).
     var firstSampleAt: Int64?
+    /// Home Assistant's numeric sensors, over MQTT.
+    var measures = LiveMeasures()
 
     package init(router: EventRouter, alarm: AlarmController?, notifier: Notifier, settings: DetectionSettings, sensor: ChipSensor, maxBackoffMicros: Int64) {
         self.router = router
@@ -213,6 +215,7 @@ package struct RunSink: EngineSink {
 
     package mutating func sample<D: SampleDetector>(_ s: Sample, events e: Events, detectors d: borrowing D) -> DetectorChange? {
         let watcher = router.watcher, control = router.control
+        if s.t >= measures.nextAt, let b = router.bridge, let m = measures.due(at: s.t, d) { b.measures(tiltDeci: m.tiltDeci, speedMMs: m.speedMMs) }
         if watcher != nil || control?.streaming == true {
             let levels = LiveLevels(d)
             watcher?.sample(s, levels)

@@ -49,8 +49,8 @@ package final class RunRequests {
     }
 
     /// An alarm command, its detector change into the turn.
-    package func command(_ cause: AlarmTransition.Cause, _ turn: inout Turn) {
-        if let c = alarm?.command(cause, at: streamNow(), gravity: turn.gravity) { turn.changes.append(c) }
+    package func command(_ cause: AlarmTransition.Cause, _ turn: inout Turn, mode: ArmMode = .away) {
+        if let c = alarm?.command(cause, at: streamNow(), gravity: turn.gravity, mode: mode) { turn.changes.append(c) }
     }
 
     // MARK: the control socket
@@ -58,10 +58,13 @@ package final class RunRequests {
     /// The answer to a control request: one JSON object; an arm or a disarm once its state is on
     /// disk.
     package func control(_ line: String, _ turn: inout Turn) -> ControlAnswer {
+        // "arm home", "arm night": armed in that mode ("arm" is away).
+        let words = line.split(separator: " ")
+        let mode = words.count == 2 && words[0] == "arm" ? ArmMode.allCases.first { EventRecord.modeName($0) == words[1] } : nil
         switch line {
-        case "arm", "disarm":
+        case "arm", "disarm", _ where mode != nil:
             guard alarm != nil else { return .now(ControlReply.refusal("this board has no alarm")) }
-            command(line == "arm" ? .armCommand : .disarmCommand, &turn)
+            command(line == "disarm" ? .disarmCommand : .armCommand, &turn, mode: mode ?? .away)
             Log.info("control: \(line)")
             if let refused = alarm?.takeRefusal() { return .now(ControlReply.refusal(refused)) }
             let reply = JSON.members([("ok", true)] + alarmFields).text
@@ -140,8 +143,8 @@ package final class RunRequests {
     package func carryOut(_ v: CommandVerdict, _ turn: inout Turn) -> String? {
         switch v.command {
         case "arm", "disarm", "trigger":
-            command(v.command == "arm" ? .armCommand : v.command == "disarm" ? .disarmCommand : .panic, &turn)
-            return nil
+            command(v.command == "arm" ? .armCommand : v.command == "disarm" ? .disarmCommand : .panic, &turn, mode: v.mode)
+            return alarm?.takeRefusal()
         default:
             guard let name = bridge?.buzzer else { return "this board has no buzzer" }
             let pattern: Pattern?

@@ -41,9 +41,11 @@ def check(name, ok, saw=""):
 class Kiosk:
     """`jolt run` on a simulated board with an MQTT section; its log lines kept."""
 
-    def __init__(self, device, board, mqtt_extra=None, forever=False, drop_alarm=False):
+    def __init__(self, device, board, mqtt_extra=None, forever=False, drop_alarm=False, alarm_extra=None):
         with open(os.path.join(args.boards, board)) as f:
             profile = json.load(f)
+        if alarm_extra:
+            profile["alarm"].update(alarm_extra)
         profile["mqtt"] = {"host": "127.0.0.1", "port": args.mqtt_port, "device": device, "username": "kiosk",
                            "password": "kiosk-pass", "keepalive_s": 5,
                            "outbox": {"path": os.path.join(args.work, f"outbox-{device}")}, **(mqtt_extra or {})}
@@ -148,6 +150,8 @@ EXPECTED = {  # entity id → (device class or None, entity category or None)
     "binary_sensor.jolt_kiosk_1_problem": ("problem", "diagnostic"),
     "binary_sensor.jolt_kiosk_1_shake": ("vibration", None),
     "binary_sensor.jolt_kiosk_1_face_down": (None, None),
+    "sensor.jolt_kiosk_1_tilt": (None, None),
+    "sensor.jolt_kiosk_1_speed": (None, None),
 }
 
 
@@ -179,8 +183,21 @@ async def entities(ha, version, kiosk):
         wrong.append(f"device: {dev and {k: dev.get(k) for k in ('name', 'model', 'manufacturer', 'hw_version', 'sw_version')}}")
     if wrong and kiosk.proc.poll() is not None:
         wrong.append(f"jolt exited {kiosk.proc.returncode}: {kiosk.lines()[-400:]}")
+    level = await ha.until(lambda: _level(ha), 15)
+    if not level:
+        tilt = await ha.state("sensor.jolt_kiosk_1_tilt") or {}
+        wrong.append(f"the tilt sensor of a kiosk lying level: {tilt.get('state')} {tilt.get('attributes', {}).get('unit_of_measurement')}")
     check("every Jolt entity, with its domain, device class, category and the device (model, chip, sw_version)", not wrong,
           "\n".join(wrong) or f"{len(EXPECTED)} entities on device '{dev['name']}': {dev['model']}, {dev['hw_version']}, {dev['sw_version']}")
+
+
+async def _level(ha):
+    """The tilt sensor's state once Jolt has published it: a number under 2° in degrees."""
+    tilt = await ha.state("sensor.jolt_kiosk_1_tilt") or {}
+    try:
+        return float(tilt.get("state")) < 2 and tilt["attributes"].get("unit_of_measurement") == "°"
+    except (TypeError, ValueError):
+        return False
 
 
 async def _all_there(ha):
@@ -266,6 +283,53 @@ async def _pulsed(kiosk, mark):
     return len(lines) >= 2 and "active" in lines[0] and "inactive" in lines[1]
 
 
+async def panel_like_an_alarm(ha):
+    """kiosk-3, disarmed at start, with an entry delay, chirps and a night mode: armed night from
+    Home Assistant's panel, tripped by the simulated lift (12 s in), pending, then triggered;
+    disarmed. The buzzer's line chirps on arming, through the delays, and twice on disarming."""
+    kiosk = Kiosk("kiosk-3", "kiosk-alarm.json", {"command_code": "4711"},
+                  alarm_extra={"armed_at_start": False, "arming_ms": 1000, "entry_ms": 2000, "chirp": True, "modes": {"night": ["tamper"]}})
+    panel = "alarm_control_panel.jolt_kiosk_3_alarm"
+    try:
+        s = await ha.until(lambda: _panel_of(ha, panel, "disarmed"), 30)
+        features = (s or {}).get("attributes", {}).get("supported_features", 0)
+        # ARM_HOME 1, ARM_AWAY 2, ARM_NIGHT 4 (AlarmControlPanelEntityFeature).
+        check("a panel with a night mode offers Arm night, not Arm home", bool(s) and features & 4 and features & 2 and not features & 1,
+              f"state {(s or {}).get('state')}, supported_features {features}")
+        chirps = kiosk.lines().count(": active")
+        await ha.service("alarm_control_panel", "alarm_arm_night", {"entity_id": panel, "code": "4711"})
+        armed = await ha.until(lambda: _panel_of(ha, panel, "armed_night"), 10)
+        check("alarm_arm_night arms Jolt in its night mode, with chirps through the exit delay",
+              bool(armed) and kiosk.lines().count(": active") >= chirps + 2, f"panel {await _panel_state(ha, panel)}; "
+              f"{kiosk.lines().count(': active') - chirps} chirps")
+        seen = []
+        async def track():
+            st = await _panel_state(ha, panel)
+            if not seen or seen[-1] != st:
+                seen.append(st)
+            return st == "triggered"
+        await ha.until(track, 30, 0.05)
+        check("tripped by the lift: pending through the entry delay, then triggered", seen[-2:] == ["pending", "triggered"], " → ".join(seen))
+        await ha.service("alarm_control_panel", "alarm_disarm", {"entity_id": panel, "code": "4711"})
+        disarmed = await ha.until(lambda: _panel_of(ha, panel, "disarmed"), 10)
+        await asyncio.sleep(0.6)
+        log = kiosk.lines()
+        tail = log.split("mqtt: disarm")[-1] if "mqtt: disarm" in log else ""
+        check("disarmed from the panel, with two chirps", bool(disarmed) and tail.count(": active") == 2, tail[-400:])
+    finally:
+        kiosk.stop()
+
+
+async def _panel_state(ha, entity):
+    s = await ha.state(entity)
+    return s["state"] if s else "absent"
+
+
+async def _panel_of(ha, entity, state):
+    s = await ha.state(entity)
+    return s if s and s["state"] == state else None
+
+
 async def events(ha):
     """The demo board (a shake, a flip face down and back, looping) as kiosk-2: its event entities."""
     demo = Kiosk("kiosk-2", "sim.json", forever=True)
@@ -329,8 +393,10 @@ async def templates(configs):
                 expect(f"panel command {action} {code!r}", json.loads(text), {"command": action, "code": code})
             except ValueError:
                 problems.append(f"panel command {action} {code!r}: not JSON: {text}")
-    for state, want in (("disarmed", "disarmed"), ("arming", "arming"), ("armed", "armed_away"), ("triggered", "triggered"), ("melted", "None")):
+    for state, want in (("disarmed", "disarmed"), ("arming", "arming"), ("armed", "armed_away"), ("pending", "pending"), ("triggered", "triggered"), ("melted", "None")):
         expect(f"panel state {state}", value(panel["value_template"], json.dumps({"state": state, "since": 1.0})), want)
+    expect("panel armed night", value(panel["value_template"], '{"state":"armed","mode":"night","since":1.0}'), "armed_night")
+    expect("panel armed home", value(panel["value_template"], '{"state":"armed","mode":"home","since":1.0}'), "armed_home")
     last = configs["sensor/last_command"]
     expect("last command ok", value(last["value_template"], '{"command":"disarm","ok":true,"state":"disarmed"}'), "disarm: done")
     expect("last command refused", value(last["value_template"], '{"command":"disarm","ok":false,"error":"wrong code"}'), "disarm: wrong code")
@@ -350,6 +416,10 @@ async def templates(configs):
         "passed": False, "text": "FAILED: self-test x +25 y +28 z +27 mg (allowed 480..637 mg), noise 4 mg", "utc": "2026-12-04T10:00:00Z"}})))
     expect("panel attributes after a failed sensor check", (checked["sensor_check_passed"], checked["sensor_check"][:6]), (False, "FAILED"))
     expect("panel attributes in a walk test", json.loads(value(panel["json_attributes_template"], '{"state":"armed","since":1.0,"walk_test":true}'))["walk_test"], True)
+    tilt, speed = configs["sensor/tilt"], configs["sensor/speed"]
+    expect("tilt", value(tilt["value_template"], '{"tilt_deg":1.2}'), "1.2")
+    expect("movement speed while the alarm watches", value(speed["value_template"], '{"tilt_deg":1.2,"speed_mm_s":3}'), "3")
+    expect("movement speed while it does not", value(speed["value_template"], '{"tilt_deg":1.2}'), "None")
     attrs = json.loads(value(last["json_attributes_template"], '{"command":"arm","ok":true,"state":"arming"}'))
     expect("last command attributes", attrs, {"command": "arm", "ok": True, "error": None, "alarm_state": "arming"})
     samples = [{"event": "shake", "phase": p, "t": 1.5} for p in ("began", "ended", "cancelled")] + \
@@ -393,6 +463,7 @@ async def main():
             configs = discovery_configs("kiosk-1")
             await commands(ha, kiosk)
             await events(ha)
+            await panel_like_an_alarm(ha)
         finally:
             kiosk.stop()
         gone = await ha.until(lambda: _unavailable(ha), 20)

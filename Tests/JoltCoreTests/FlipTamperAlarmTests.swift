@@ -209,6 +209,54 @@ struct FlipTamperAlarmTests {
         #expect(off.sensorSilent(for: 3_600_000_000, at: 1_000_000) == nil, "sensor_lost_ms 0: never")
     }
 
+    @Test("alarm: the entry delay: pending, then sounding for what tripped it; disarmed in time it never sounds; a lost sensor and the panel do not wait")
+    func alarmEntryDelay() {
+        var s = AlarmSettings(armingMillis: 0, maxSoundMillis: 0, sensorLostMillis: 2000)
+        s.entryMillis = 3000
+        var a = Alarm(settings: s)
+        _ = a.arm(at: 0)
+        #expect(a.observe(.tamper, at: 1_000_000) == AlarmTransition(from: .armed, to: .pending, cause: .tamper))
+        #expect(!a.isSounding && a.pendingCause == .tamper)
+        #expect(a.observe(.faceDown, at: 2_000_000) == nil, "already tripped")
+        #expect(a.tick(at: 3_999_999) == nil)
+        #expect(a.tick(at: 4_000_000) == AlarmTransition(from: .pending, to: .triggered, cause: .tamper), "it sounds for the tamper")
+        #expect(a.isSounding && a.pendingCause == nil)
+        _ = a.disarm(at: 5_000_000)
+        _ = a.arm(at: 5_000_000)
+        #expect(a.observe(.shakeBegan, at: 6_000_000)?.to == .pending)
+        #expect(a.disarm(at: 8_000_000) == AlarmTransition(from: .pending, to: .disarmed, cause: .disarmCommand))
+        #expect(a.tick(at: 20_000_000) == nil, "disarmed in the entry delay: it never sounds")
+        _ = a.arm(at: 21_000_000)
+        _ = a.observe(.tamper, at: 22_000_000)
+        #expect(a.sensorSilent(for: 2_000_000, at: 22_500_000) == AlarmTransition(from: .pending, to: .triggered, cause: .sensor), "a cut sensor does not wait")
+        _ = a.disarm(at: 23_000_000)
+        _ = a.arm(at: 23_000_000)
+        _ = a.observe(.tamper, at: 24_000_000)
+        #expect(a.panic(at: 24_100_000) == AlarmTransition(from: .pending, to: .triggered, cause: .panic))
+        var none = Alarm(settings: AlarmSettings(armingMillis: 0))
+        _ = none.arm(at: 0)
+        #expect(none.observe(.tamper, at: 1)?.to == .triggered, "entry_ms 0: at once")
+    }
+
+    @Test("alarm: arming modes watch their own triggers; a mode the profile does not set is not offered; disarming ends it")
+    func alarmModes() {
+        var s = AlarmSettings(armingMillis: 0, triggers: .all)
+        s.nightTriggers = [.tamper]
+        var a = Alarm(settings: s)
+        #expect(a.offers(.away) && a.offers(.night) && !a.offers(.home))
+        #expect(a.arm(at: 0, mode: .home) == nil && a.state == .disarmed, "home is not offered")
+        #expect(a.arm(at: 0, mode: .night)?.to == .armed && a.mode == .night)
+        #expect(a.observe(.shakeBegan, at: 1_000) == nil && a.observe(.faceDown, at: 2_000) == nil, "night watches tamper only")
+        #expect(a.observe(.tamper, at: 3_000)?.cause == .tamper)
+        _ = a.disarm(at: 4_000)
+        #expect(a.mode == .away)
+        _ = a.arm(at: 5_000)
+        #expect(a.observe(.shakeBegan, at: 6_000)?.cause == .shake, "away watches every trigger")
+        var r = Alarm(settings: s)
+        r.restore(state: .armed, since: 0, mode: .home)
+        #expect(r.mode == .away, "a saved mode the profile no longer offers is away")
+    }
+
     @Test("alarm step arms the tamper detector when watching starts and disarms it after")
     func alarmFollowsTamper() {
         var d = DefaultDetectors(settings(rate: 100))

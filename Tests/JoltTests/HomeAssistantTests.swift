@@ -12,15 +12,16 @@ import JoltCore
 import JoltLinux
 import JoltMotion
 import JoltTestSupport
+import JoltTrace
 import Testing
 
 /// Home Assistant discovery, entity by entity, and the commands its entities send (docs/fleet.md).
 @Suite("Home Assistant: discovery and the entities' commands", .serialized)
 struct HomeAssistantTests {
     /// A bridge for a board with `mqtt` extra keys (no connection is made until start).
-    func bridge(_ mqtt: String, alarm: Bool = true) throws -> (MQTTBridge, BoardProfile) {
+    func bridge(_ mqtt: String, alarm: Bool = true, alarmKeys: String = "") throws -> (MQTTBridge, BoardProfile) {
         let m = "\"mqtt\": { \"host\": \"127.0.0.1\", \"device\": \"k1\", \"username\": \"u\", \"outbox\": { \"path\": \"\(NSTemporaryDirectory())ha-outbox-\(UUID().uuidString.prefix(6))\" }\(mqtt) }"
-        let a = alarm ? ", \"alarm\": { \"output\": \"buzzer\" }" : ""
+        let a = alarm ? ", \"alarm\": { \"output\": \"buzzer\"\(alarmKeys) }" : ""
         let text = "{ \"bus\": \"sim\", \"rate_hz\": 100, \"outputs\": { \"buzzer\": { \"line\": \"GPIO17\" } }, \(m)\(a) }"
         let board = try BoardProfile.load(path: tempFile(text, name: "ha.json"))
         return (try MQTTBridge(config: try #require(board.mqtt), board: board), board)
@@ -44,7 +45,7 @@ struct HomeAssistantTests {
         let (present, removed) = configs(b, board)
         #expect(present.count + removed.count == MQTTBridge.allEntities.count, "one topic for every entity Jolt ever published")
         #expect(Set(present.keys) == ["alarm_control_panel/alarm", "sensor/last_command", "event/shake", "event/flip", "event/tamper", "event/walk_test", "siren/buzzer",
-                                      "button/test_buzzer", "binary_sensor/tamper", "binary_sensor/problem", "binary_sensor/shake", "binary_sensor/face_down"])
+                                      "button/test_buzzer", "binary_sensor/tamper", "binary_sensor/problem", "binary_sensor/shake", "binary_sensor/face_down", "sensor/tilt", "sensor/speed"])
         #expect(removed == ["sensor/last_event"], "the old last-event sensor is removed")
         var ids: Set<String> = []
         for (key, d) in present {
@@ -66,6 +67,39 @@ struct HomeAssistantTests {
         #expect(present["event/flip"]?["event_types"] as? [String] == ["face_down", "face_up"])
         #expect(present["binary_sensor/tamper"]?["device_class"] as? String == "tamper")
         #expect(present["binary_sensor/problem"]?["entity_category"] as? String == "diagnostic")
+        #expect(present["sensor/tilt"]?["unit_of_measurement"] as? String == "°" && present["sensor/speed"]?["unit_of_measurement"] as? String == "mm/s")
+        #expect(present["sensor/tilt"]?["state_topic"] as? String == "jolt/k1/measures" && present["sensor/speed"]?["state_class"] as? String == "measurement")
+    }
+
+    @Test("over a real broker: the tilt and the movement speed, on a change of at least 0.5°, at most once a second")
+    func measures() throws {
+        let broker = try Broker()
+        let sub = try broker.subscribe(["jolt/kiosk-7/measures"])
+        defer { sub.stop() }
+        let board = try BoardProfile.load(path: try kioskBoard(socket: socketPath(), extra: broker.mqttConfig(device: "kiosk-7")))
+        var m = Motion(rate: 100, seed: 3)
+        m.rest(3)
+        m.rotate(axis: V3(1, 0, 0), degrees: 6, seconds: 1)
+        m.rest(4)
+        var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
+        for s in m.take() { text += TraceWriter.row(s, gyro: true) }
+        var o = RunCommand.Options(json: true)
+        o.trace = tempFile(text, name: "tilt.csv")
+        o.limitMicros = 8_000_000
+        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))])
+        let started = Date()
+        try cmd.run()
+        let seconds = Date().timeIntervalSince(started)
+        #expect(sub.wait { $0.contains { (json($0.1)?["tilt_deg"] as? Double ?? 0) >= 5 } }, "\(sub.messages)")
+        let values = sub.messages.compactMap { json($0.1) }
+        let tilts = values.compactMap { ($0["tilt_deg"] as? Double) }
+        // At most one a second (and the first), each at least 0.5° or 2 mm/s from the last.
+        #expect(values.count >= 2 && Double(values.count) <= seconds + 1, "\(values.count) in \(seconds) s: \(values)")
+        #expect(tilts.first.map { $0 < 0.5 } == true, "level at first: \(tilts)")
+        // Armed (a grace of 0.5 s), the speed is there; it tilted 6° and stood still.
+        #expect(values.contains { $0["speed_mm_s"] != nil }, "\(values)")
+        // The last one published within the step (0.5°) and the gravity estimate's lag of the 6°.
+        #expect(abs((tilts.last ?? 0) - 6) < 1, "\(tilts)")
     }
 
     @Test("a code with letters gets a text field; remote_trigger offers Trigger; no alarm, no panel; discovery off removes all")
@@ -74,9 +108,13 @@ struct HomeAssistantTests {
         let panel = try #require(configs(b1, board1).present["alarm_control_panel/alarm"])
         #expect(panel["code"] as? String == "REMOTE_CODE_TEXT")
         #expect(panel["supported_features"] as? [String] == ["arm_away", "trigger"] && panel["code_trigger_required"] as? Bool == true)
+        let (b4, board4) = try bridge("", alarmKeys: #", "modes": {"night": ["tamper"]}"#)
+        let night = try #require(configs(b4, board4).present["alarm_control_panel/alarm"])
+        #expect(night["supported_features"] as? [String] == ["arm_away", "arm_night"] && night["payload_arm_night"] as? String == "arm_night")
         let (b2, board2) = try bridge("", alarm: false)
         let c2 = configs(b2, board2)
-        #expect(c2.removed == ["alarm_control_panel/alarm", "event/tamper", "event/walk_test", "binary_sensor/tamper", "sensor/last_event"], "\(c2.removed)")
+        #expect(c2.removed == ["alarm_control_panel/alarm", "event/tamper", "event/walk_test", "binary_sensor/tamper", "sensor/last_event", "sensor/speed"], "\(c2.removed)")
+        #expect(c2.present["sensor/tilt"] != nil, "the tilt is the chip's, alarm or not")
         #expect(c2.present["siren/buzzer"] != nil, "the buzzer is the board's output")
         let (b3, board3) = try bridge(#", "discovery": false"#)
         let c3 = configs(b3, board3)

@@ -174,9 +174,14 @@ public enum JoltCLI {
     }
 
     static func controlRequest(_ name: String, _ args: [String], out: TextOutput) throws(JoltError) {
-        let a = try Arguments(command: name, args, valued: ["--socket"], flags: ["--json"])
+        let a = try Arguments(command: name, args, valued: name == "arm" ? ["--socket", "--mode"] : ["--socket"], flags: ["--json"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt \(name): unexpected argument '\(a.positional[0])' (see jolt \(name) --help)") }
-        let reply = try ControlClient.request(name, socket: a.value("--socket"))
+        var line = name
+        if let m = a.value("--mode") {
+            guard ["away", "home", "night"].contains(m) else { throw JoltError(.usage, "jolt arm: --mode must be away, home or night, found '\(m)'") }
+            if m != "away" { line += " " + m }
+        }
+        let reply = try ControlClient.request(line, socket: a.value("--socket"))
         if a.flag("--json") {
             out.write(reply + "\n")
             return
@@ -198,7 +203,7 @@ public enum JoltCLI {
         if field("alarm") == "false" {
             out.write("this board has no alarm\n")
         } else {
-            out.write("alarm \(field("state") ?? "?") since \(field("since_utc") ?? "t=\(field("since") ?? "?") s")\n")
+            out.write("alarm \(field("state") ?? "?")\(field("mode").map { " (\($0))" } ?? "") since \(field("since_utc") ?? "t=\(field("since") ?? "?") s")\n")
             if field("walk_test") == "true" {
                 out.write("walk test: nothing sounds; \(counted(Int(field("walk_test_triggers") ?? "") ?? 0, "would-be trigger")) so far (alarm.mode \"test\" in the profile)\n")
             }

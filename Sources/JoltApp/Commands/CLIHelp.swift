@@ -106,13 +106,14 @@ extension JoltCLI {
             examples: ["jolt watch --board /etc/jolt/jolt.json", "jolt watch", "jolt watch --board boards/sim.json --plain --seconds 20 | tee watch.log"]),
         CommandHelp(
             name: "arm", summary: "arm the theft alarm of a running jolt",
-            usage: "jolt arm [--socket PATH] [--json]",
+            usage: "jolt arm [--mode away|home|night] [--socket PATH] [--json]",
             details: """
                 Asks the running 'jolt run' (over its control socket) to arm its alarm: after the grace
                 period it watches, and a lift, a shake or a turn-over sounds the buzzer until disarmed.
                 Only the socket's owner and group may do this.
                 """,
-            options: [("--socket PATH", "the control socket (default: /run/jolt/jolt.sock, then $XDG_RUNTIME_DIR/jolt.sock, then /run/user/UID or /tmp/jolt-UID)"), ("--json", "print the answer as JSON")],
+            options: [("--mode MODE", "home or night: the triggers alarm.modes gives that mode (default away: alarm.triggers)"),
+                      ("--socket PATH", "the control socket (default: /run/jolt/jolt.sock, then $XDG_RUNTIME_DIR/jolt.sock, then /run/user/UID or /tmp/jolt-UID)"), ("--json", "print the answer as JSON")],
             examples: ["jolt arm", "jolt arm --socket /run/jolt/jolt.sock"]),
         CommandHelp(
             name: "disarm", summary: "disarm the alarm of a running jolt (and silence it)",
