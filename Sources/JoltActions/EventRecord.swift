@@ -47,6 +47,8 @@ public struct EventRecord: Equatable, Sendable {
     public var reason: TriggerReason?
     /// A walk test: how far past its setting the trigger went.
     public var margin: TriggerMargin?
+    /// The alarm triggering: the file its evidence goes to (the readings 10 s either side).
+    public var evidence: String?
 
     public init(t: Int64, kind: Kind, algorithm: String? = nil, peakMilliG: Int32? = nil,
                 durationMicros: Int64? = nil, detail: String? = nil, file: String? = nil, gapMicros: Int64? = nil,
@@ -163,6 +165,7 @@ public struct EventRecord: Equatable, Sendable {
         if let g = gapMicros { f.append(("gap_s", .decimal(TraceWriter.decimal((g + 500) / 1000, places: 3, trim: true)))) }
         if let reason { f += reason.jsonFields }
         if let margin { f += margin.jsonFields }
+        if let evidence { f.append(("evidence", .string(evidence))) }
         return .members(f)
     }
 

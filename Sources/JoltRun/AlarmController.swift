@@ -25,6 +25,9 @@ package struct AlarmEffects {
     /// A chirp pattern on the alarm's output (nil: stop one): a walk test's announcement, the
     /// grace period's cadence, arming and disarming.
     package var chirp: (Pattern?) -> Void = { _ in }
+    /// The alarm triggered at a stream time, for a reason (its text): the file that will keep
+    /// the readings around it (nil: none is kept).
+    package var evidence: (Int64, String) -> String? = { _, _ in nil }
 }
 
 /// The alarm's chirps on its output.
@@ -276,12 +279,14 @@ package final class AlarmController {
             Log.warning("alarm: tripped (\(LastTrigger(cause: tr.cause, reason: reason, wallMicros: 0).text)): it sounds in \(EventRecord.seconds(alarm.entry)) s unless disarmed")
         }
         sinceWall = WallClock.nowMicros()
-        effects.announce(EventRecord(t: t, kind: .alarm(tr), reason: tr.to == .triggered || tr.to == .pending ? reason : nil))
+        var record = EventRecord(t: t, kind: .alarm(tr), reason: tr.to == .triggered || tr.to == .pending ? reason : nil)
         if tr.to == .triggered {
             let last = LastTrigger(cause: tr.cause, reason: reason, wallMicros: sinceWall)
             lastTrigger = last
+            record.evidence = effects.evidence(t, last.text)
             Log.warning("alarm: triggered (\(last.text))")
         }
+        effects.announce(record)
         effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger, walkTest)
         store?.save(SavedAlarm(state: tr.to, sinceWallMicros: sinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference, mode: alarm.mode))
         return change

@@ -65,6 +65,8 @@ package final class RunCommand {
     package var onTerminal = false
     package var busLock: Int32?
     package var engine: SamplingEngine?
+    /// The readings around each trigger, kept in the state directory.
+    package var evidence: EvidenceRecorder?
     package var worker: ActionWorker?
     package var outputs: [String: OutputLine] = [:]
     package var inputs: [String: InputLine] = [:]
@@ -171,10 +173,10 @@ package final class RunCommand {
         let wallStart = Sys.monotonicMicros()
         while true {
             let settings = detectionSettings(sensor)
+            var sink = RunSink(router: router!, alarm: alarm, notifier: notifier, settings: settings, sensor: sensor, maxBackoffMicros: options.supervision.maxBackoffMicros)
+            sink.evidence = evidence
             let loop = RunLoop(engine: engine, clock: clock, hw: hw, wakeups: wakeups(), alarm: alarm, watcher: watcher, control: control,
-                               limitMicros: options.limitMicros, counters: counters,
-                               sink: RunSink(router: router!, alarm: alarm, notifier: notifier, settings: settings, sensor: sensor,
-                                             maxBackoffMicros: options.supervision.maxBackoffMicros))
+                               limitMicros: options.limitMicros, counters: counters, sink: sink)
             var detectors = DefaultDetectors(settings)
             if try loop.run(&detectors) == .done { break }
             reload()
@@ -223,7 +225,13 @@ package final class RunCommand {
                     bridge?.alarm(state, since: since, sinceWall: sinceWall, lastTrigger: last, walkTest: walkTest, sensorCheck: self?.alarm?.lastCheck?.jsonValue, mode: self?.alarm?.alarm.mode ?? .away)
                 },
                 chirp: { pattern in if let output = a.output { worker?.submit(.manual(output: output, pattern)) } })
-            alarm = AlarmController(config: a, detection: detectionSettings(sensor), store: store, effects: effects)
+            var withEvidence = effects
+            if let dir = store?.directory {
+                let e = EvidenceRecorder(directory: dir + "/evidence", rateMilliHz: sensor.rateMilliHz, gyro: sensor.hasGyro)
+                evidence = e
+                withEvidence.evidence = { t, why in e.triggered(at: t, wallMicros: WallClock.nowMicros(), why: why) }
+            }
+            alarm = AlarmController(config: a, detection: detectionSettings(sensor), store: store, effects: withEvidence)
             // The chip's check at arming runs on the loop's thread, between polls: the engine's.
             alarm?.sensorCheck = { [engine = self.engine!] in engine.selfTest() }
         }
@@ -352,6 +360,7 @@ package final class RunCommand {
         worker = nil
         if hadWorker && !outputs.isEmpty { Log.info("outputs inactive, lines released: \(outputs.keys.sorted().joined(separator: ", "))") }
         for (_, i) in inputs { i.release() }
+        evidence?.close()
         store?.stop()
         requests?.releaseSaved()
         control?.close()

@@ -176,6 +176,8 @@ package struct RunSink: EngineSink {
     var firstSampleAt: Int64?
     /// Home Assistant's numeric sensors, over MQTT.
     var measures = LiveMeasures()
+    /// The readings around each trigger (an alarm with a state directory).
+    package var evidence: EvidenceRecorder?
 
     package init(router: EventRouter, alarm: AlarmController?, notifier: Notifier, settings: DetectionSettings, sensor: ChipSensor, maxBackoffMicros: Int64) {
         self.router = router
@@ -215,7 +217,8 @@ package struct RunSink: EngineSink {
 
     package mutating func sample<D: SampleDetector>(_ s: Sample, events e: Events, detectors d: borrowing D) -> DetectorChange? {
         let watcher = router.watcher, control = router.control
-        if s.t >= measures.nextAt, let b = router.bridge, let m = measures.due(at: s.t, d) { b.measures(tiltDeci: m.tiltDeci, speedMMs: m.speedMMs) }
+        evidence?.add(s)
+        if let b = router.bridge, s.t >= measures.nextAt, let m = measures.due(at: s.t, d) { b.measures(tiltDeci: m.tiltDeci, speedMMs: m.speedMMs) }
         if watcher != nil || control?.streaming == true {
             let levels = LiveLevels(d)
             watcher?.sample(s, levels)
