@@ -34,6 +34,10 @@ public struct KioskCorpus: Sendable {
     public let rate: Double
     public let gyro: Bool
     public let seed: UInt64
+    /// Traces recorded by another tool: read at the output rate, never oversampled, with the
+    /// MPU6050's low-pass at its reset value (off: DLPF_CFG 0, 260 Hz). An ADXL345's follows its
+    /// rate whatever reads it.
+    public var foreign = false
 
     public init(rate: Double, gyro: Bool, seed: UInt64 = 2026) {
         self.rate = rate
@@ -44,14 +48,23 @@ public struct KioskCorpus: Sendable {
     /// Readings a sample: below 50 Hz the chip is read faster and filtered down, as the engine
     /// reads an alarm's chip (`Oversampler`); an MPU6050's low-pass is then the widest below the
     /// output rate, an ADXL345's half the rate it is read at (its bandwidth follows its rate).
-    var oversampling: Int32 { Oversampler.factor(rateMilliHz: Int32((rate * 1000).rounded())) }
+    var oversampling: Int32 { foreign ? 1 : Oversampler.factor(rateMilliHz: Int32((rate * 1000).rounded())) }
 
+    /// A kiosk on a counter, or (one scene in four) on a wall with the chip's x or y axis vertical.
     func scene(_ salt: UInt64) -> Scene {
+        let bandwidth = foreign ? (gyro ? 260 : rate / 2)
+            : (gyro || oversampling == 1 ? Oversampler.bandwidth(rate: rate, factor: oversampling) : rate * Double(oversampling) / 2)
         var sc = Scene(rate: rate * Double(oversampling), seed: seed &* 1_000_003 &+ salt &+ UInt64(rate) &* 31 &+ (gyro ? 7 : 0), range: 8,
-                       bandwidth: gyro || oversampling == 1 ? Oversampler.bandwidth(rate: rate, factor: oversampling) : rate * Double(oversampling) / 2)
+                       bandwidth: bandwidth)
         sc.noise = gyro ? 0.004 : 0.006
         sc.oversampling = Int(oversampling)
-        sc.orientation = Mat3.facing(V3(0, 0, 1), yaw: sc.rng.uniform(0, 6.28))
+        let yaw = sc.rng.uniform(0, 6.28)
+        if salt % 4 == 3 {
+            // On a wall: the chip's z horizontal, its x or y up.
+            sc.orientation = Mat3.facing(V3(cos(yaw), sin(yaw), 0), yaw: salt % 8 == 3 ? 0 : .pi / 2)
+        } else {
+            sc.orientation = Mat3.facing(V3(0, 0, 1), yaw: yaw)
+        }
         return sc
     }
 
@@ -114,10 +127,15 @@ public struct KioskCorpus: Sendable {
             sc.rest(4)
             var labelled = ""
             while sc.time < 94 {
-                switch sc.rng.next() % 6 {
+                switch sc.rng.next() % 7 {
                 case 0, 1:
                     sc.taps(seconds: sc.rng.uniform(5, 20), screenNormal: V3(sc.rng.uniform(-1, 1), 1, 0.3).unit)
                     labelled += "taps "
+                case 6:
+                    // A customer's session at the screen: 10–60 s of taps, each tipping the kiosk
+                    // a hair, the chip's offset drifting meanwhile (20 mg in 10 minutes).
+                    sc.taps(seconds: sc.rng.uniform(10, 60), screenNormal: V3(sc.rng.uniform(-1, 1), 1, 0.3).unit, pressTilt: 0.01...0.1, drift: 0.033)
+                    labelled += "session "
                 case 2:
                     sc.lean(degrees: sc.rng.uniform(0.2, 0.9), hold: sc.rng.uniform(2, 8))
                     labelled += "lean "

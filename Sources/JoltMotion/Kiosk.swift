@@ -42,7 +42,8 @@ extension Scene {
         let axis = V3(0.4 * rng.normal(), 0.4 * rng.normal(), 1).unit
         func x(_ t: Double) -> Double { t <= 0 ? 0 : (1 - exp(-t / rise)) * exp(-t / decay) * sin(w * t) }
         func a(_ t: Double) -> Double { (x(t + dt) - 2 * x(t) + x(t - dt)) / (dt * dt) }
-        let n = steps(max(6 * decay, 0.3))
+        // Ten time constants: what is left (e^−10 of it) is well under a micrometre.
+        let n = steps(max(10 * decay, 0.3))
         var biggest = 1e-12
         for i in 0..<n { biggest = max(biggest, abs(a(Double(i) * dt))) }
         let scale = peak * 9.81 / biggest
@@ -69,25 +70,58 @@ extension Scene {
         impact(peak: rng.uniform(0.8, 2), ringHz: rng.uniform(15, 40), decay: rng.uniform(0.02, 0.05), axis: V3(0, 0, 1), seconds: 0.3)
     }
 
-    /// Taps and jabs on the touchscreen for `seconds`: 1–3 a second, each a short push of
-    /// 0.05–0.5 g into the screen that the kiosk's mounting gives back at once (the velocity
-    /// integrates back to zero within tens of milliseconds), ringing a little.
-    public mutating func taps(seconds: Double, screenNormal: V3) {
+    /// Taps and jabs on the touchscreen for `seconds`: 1–3 a second, each a short press of
+    /// 0.05–0.5 g into the screen that the kiosk's mounting gives back (in and back out,
+    /// `X·(1 − cos 2πt/w)²/4`, whose acceleration peaks at `X·(2π/w)²`), then a small ring of the
+    /// mount (a tenth of the peak, 35 Hz, dying in 15 ms): each leaves the kiosk at rest where it
+    /// was.
+    /// With `pressTilt`, each press also tips the kiosk by that many degrees (drawn from the
+    /// range; 0.01–0.1° on a real counter) and back; with `drift`, the chip's offset drifts by that
+    /// many mg a second meanwhile (seen as a slow turn of the reading; 20 mg in 10 minutes is
+    /// 0.033).
+    public mutating func taps(seconds: Double, screenNormal: V3, pressTilt: ClosedRange<Double>? = nil, drift: Double = 0) {
         var left = seconds
+        let driftAxis = drift == 0 ? V3(0, 0, 0) : V3(rng.normal(), rng.normal(), 0).unit * (drift / 1000)
         while left > 0 {
             let gap = 1 / rng.uniform(1, 3)
             let peak = rng.uniform(0.05, 0.5)
             let width = rng.uniform(0.01, 0.03)
-            let n = steps(min(gap, left))
             let k = (screenNormal + V3(0.2 * rng.normal(), 0.2 * rng.normal(), 0.2 * rng.normal())).unit
-            for i in 0..<n {
-                let t = Double(i) * dt
-                // One full sine period: in, then back; then a small ring of the mount.
-                var a = t < width ? peak * sin(2 * .pi * t / width) : 0
-                if t >= width { a += 0.1 * peak * exp(-(t - width) / 0.015) * sin(2 * .pi * 35 * (t - width)) }
-                advance(a: k * a, w: .zero)
+            let press = peak * 9.80665 * width * width / (4 * .pi * .pi)
+            let ringW = 2 * Double.pi * 35
+            let ring = 0.1 * peak * 9.80665 / (ringW * ringW)
+            // The press tips the kiosk about the horizontal axis across the push, by the same
+            // in-and-back shape: it ends as it was.
+            let tilt = pressTilt.map { rng.uniform($0.lowerBound, $0.upperBound) * .pi / 180 } ?? 0
+            let tipAxis = orientation.applyInverse(V3(0, 0, 1).cross(k).length > 1e-6 ? V3(0, 0, 1).cross(k).unit : V3(1, 0, 0))
+            // The press and its ring are over before the next tap (at least 0.1 s after the press).
+            displace(seconds: max(min(gap, left), width + 0.1), turn: { t in
+                let shape = t < width ? pow(1 - cos(2 * .pi * t / width), 2) / 4 : 0
+                return tipAxis * (tilt * shape) + driftAxis * t
+            }) { t in
+                var x = t < width ? press * pow(1 - cos(2 * .pi * t / width), 2) / 4 : 0
+                if t > width {
+                    let u = t - width
+                    x += ring * (1 - exp(-u / 0.003)) * exp(-u / 0.015) * sin(ringW * u)
+                }
+                return k * x
             }
             left -= gap
+        }
+    }
+
+    /// Moves the kiosk through `x(t)`, a displacement (m, world axes) over `seconds` that starts
+    /// and ends at rest, by the acceleration it takes (its second difference at the physics
+    /// step): what it does integrates back to where the kiosk was, speed and place.
+    /// `turn`, a rotation (rad, device axes, a small angle) over the same time, turns it as well.
+    mutating func displace(seconds: Double, turn: ((Double) -> V3)? = nil, _ x: (Double) -> V3) {
+        func at(_ t: Double) -> V3 { t <= 0 ? V3(0, 0, 0) : x(t) }
+        func angle(_ t: Double) -> V3 { t <= 0 ? V3(0, 0, 0) : turn!(t) }
+        let k = 1 / (dt * dt * 9.80665)
+        for i in 0..<steps(seconds) {
+            let t = Double(i) * dt
+            let w = turn == nil ? V3(0, 0, 0) : (angle(t + dt) - angle(t)) * (1 / dt)
+            advance(a: (at(t + dt) - at(t) * 2 + at(t - dt)) * k, w: w)
         }
     }
 
@@ -100,18 +134,23 @@ extension Scene {
     }
 
     /// The floor and the building for `seconds`: footsteps and a passing lorry (0.01–0.05 g at
-    /// 2–30 Hz, swelling and fading) and an air conditioner's hum (0.02 g at 25–50 Hz).
+    /// 2–30 Hz, swelling and fading) and an air conditioner's hum (0.02 g at 25–50 Hz). Each
+    /// shakes the kiosk about where it stands (a displacement `−A/ω² · sin ωt`, so an acceleration
+    /// `A · sin ωt`), coming from and going back to nothing (`sin²` at either end): the floor
+    /// leaves it where it was.
     public mutating func building(seconds: Double, hum: Bool) {
         let f1 = rng.uniform(2, 30), f2 = rng.uniform(2, 30), fh = rng.uniform(25, 50)
         let a1 = rng.uniform(0.01, 0.05), a2 = rng.uniform(0.01, 0.03)
         let swell = rng.uniform(0.05, 0.3), p = rng.uniform(0, 6.3)
-        for i in 0..<steps(seconds) {
-            let t = Double(i) * dt
-            let env = 0.5 + 0.5 * sin(2 * .pi * swell * t + p)
-            let v = env * (a1 * sin(2 * .pi * f1 * t) + a2 * sin(2 * .pi * f2 * t + 1))
-            var a = V3(0.3 * v, 0.3 * v, v)
-            if hum { a = a + V3(0.005, 0.005, 0.02) * sin(2 * .pi * fh * t) }
-            advance(a: a, w: .zero)
+        let w1 = 2 * Double.pi * f1, w2 = 2 * Double.pi * f2, wh = 2 * Double.pi * fh
+        let g = 9.80665
+        displace(seconds: seconds) { t in
+            let ends = pow(sin(.pi * t / seconds), 2)
+            let env = ends * (0.5 + 0.5 * sin(2 * .pi * swell * t + p))
+            let v = -env * g * (a1 * sin(w1 * t) / (w1 * w1) + a2 * sin(w2 * t + 1) / (w2 * w2))
+            var x = V3(0.3 * v, 0.3 * v, v)
+            if hum { x = x + V3(0.005, 0.005, 0.02) * (-ends * g * sin(wh * t) / (wh * wh)) }
+            return x
         }
     }
 

@@ -104,6 +104,9 @@ public struct Scene: Sendable {
     var primed = false
     /// The samples so far.
     public var samples: [Sample] = []
+    /// Where the device is and how fast it goes, world axes, m and m/s, from the accelerations
+    /// it was moved with (what a test of the scene's physics checks).
+    public private(set) var velocity = V3(0, 0, 0), position = V3(0, 0, 0)
 
     /// A scene sampled at `rate`; `bandwidth` (Hz) sets the chip's low-pass, else it is chosen
     /// for the rate as an MPU6050's DLPF is (the widest below half the rate).
@@ -155,6 +158,8 @@ public struct Scene: Sendable {
                                   gyro: Vec3(mdps(out[3]), mdps(out[4]), mdps(out[5]))))
         }
         orientation = orientation.rotated(byDevice: w * dt)
+        velocity = velocity + a * (9.80665 * dt)
+        position = position + velocity * dt
         step += 1
     }
 

@@ -86,7 +86,7 @@ public enum MotionScript: String, CaseIterable, Sendable {
     /// Rest, then a flip face down and back.
     case flip
     /// A minute of a kiosk's life on a shop counter, never stolen: customers tapping the
-    /// screen, one leaning on it and one bumping it 5 mm along the counter, a door slammed, the
+    /// screen, one leaning on it and one bumping it 6 mm along the counter, a door slammed, the
     /// building's vibration and hum (what `jolt tune` learns a site from).
     case shop
 
@@ -133,8 +133,8 @@ public enum MotionScript: String, CaseIterable, Sendable {
         sc.rest(2)
         sc.lean(degrees: 0.7, hold: 5)
         sc.rest(2)
-        // A customer's hip bumps the kiosk 5 mm along the counter.
-        sc.slide(metres: 0.005, seconds: 0.4, jerks: 1, peak: 0.1, heading: 0.5)
+        // A customer's hip bumps the kiosk 6 mm along the counter.
+        sc.slide(metres: 0.006, seconds: 0.4, jerks: 1, peak: 0.12, heading: 0.5)
         sc.rest(2)
         sc.counterShock(peak: 0.9, ringHz: 18, decay: 0.12)
         sc.rest(3)

@@ -350,7 +350,7 @@ struct ControlSocketSecurityTests {
         let run = try BackgroundJolt(["run", "--board", tempFile(text, name: "kiosk.json")])
         defer { _ = run.stop() }
         #expect(run.wait(for: "control socket \(sock)"), "\(run.stderr)")
-        // Armed at start, it checks its chip first (a quarter of a second away from the socket):
+        // Armed at start, it checks its chip first (half a second away from the socket):
         // the flood comes in the watch that follows.
         #expect(run.wait(for: "sensor check"), "\(run.stderr)")
         var held: [Int32] = []

@@ -47,6 +47,28 @@ struct KioskTests {
         #expect(abs(t.v) < 0.01, "taps leave no speed: \(t.v) m/s")
     }
 
+    @Test("whatever a shop does to a kiosk that is not stolen leaves it at rest where it was: the integral of its acceleration is zero, and so is the double integral", arguments: ["taps", "slam", "building", "hum", "lean", "drift"])
+    func shopLifeStaysPut(kind: String) {
+        var sc = Scene(rate: 100, seed: 21, range: 16)
+        sc.rest(0.5)
+        switch kind {
+        case "taps": sc.taps(seconds: 20, screenNormal: V3(0.3, 1, 0.3).unit)
+        case "slam": sc.counterShock(peak: 1.5, ringHz: 6, decay: 0.2)
+        case "building": sc.building(seconds: 10, hum: false)
+        case "hum": sc.building(seconds: 5, hum: true)
+        case "lean": sc.lean(degrees: 0.9, hold: 3)
+        default: sc.drift(degrees: 0.4, seconds: 10)
+        }
+        sc.rest(0.2)
+        let v = sc.velocity.length, x = sc.position.length
+        // Exact in the continuum; the physics step leaves micrometres.
+        #expect(v < 0.000_1, "\(kind): still moving at \(v * 1000) mm/s")
+        #expect(x < 0.000_01, "\(kind): left \(x * 1e6) µm from where it was")
+        // And it did something: the chip read it.
+        let z = sc.samples.map { Double($0.accel.z) }
+        #expect((z.max() ?? 0) - (z.min() ?? 0) > 10 || kind == "lean" || kind == "drift", "\(kind): the chip read \(z.min() ?? 0)…\(z.max() ?? 0) mg")
+    }
+
     @Test("jolt eval --tamper: every rule on every theft; Jolt's catches the slides and straight lifts the baselines miss, and no shop life")
     func table() throws {
         let r = joltBinary(["eval", "--tamper", "--rate", "100", "--shop-minutes", "2"])

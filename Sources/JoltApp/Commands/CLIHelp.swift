@@ -156,7 +156,7 @@ extension JoltCLI {
             examples: ["jolt output buzzer --beep 3", "jolt output buzzer --pulse 500 --board boards/kiosk-alarm.json", "sudo -u jolt jolt output buzzer --off"]),
         CommandHelp(
             name: "eval", summary: "score every algorithm on the labelled corpus and the real recordings",
-            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--accel-only] [--config FILE] [--sensitivity LEVEL]\n       jolt eval --tamper [--rate HZ] [--shop-minutes M] [--gate]",
+            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--accel-only] [--config FILE] [--sensitivity LEVEL]\n       jolt eval --tamper [--rate HZ] [--shop-minutes M] [--seed N] [--gate]",
             details: """
                 Runs Jolt's default detectors and the phone algorithms (threshold, lowpass, planar, window;
                 the phone and Android flip rules) over every trace and prints one table: shake recall and
@@ -169,8 +169,10 @@ extension JoltCLI {
                 100, 200, 400 and 800 Hz (or --rate), with and without a gyroscope: slides, straight lifts,
                 lifts and carries, slow tilts and tip-overs, and M minutes (default 12) of shop life each
                 (taps, leaning, door slams, the building's vibration, drifting offsets): Jolt's detector,
-                the ADXL345's activity interrupt and a tilt-past-10° rule; then Jolt's theft by theft.
-                With --gate, exits 1 when Jolt's detector misses a tamper target.
+                the ADXL345's activity interrupt and a tilt-past-10° rule; then Jolt's theft by theft, and
+                below 100 Hz traces another tool recorded (no oversampling, the low-pass off; not gated).
+                --seed draws another corpus (2026 is the one the detector was tuned on; the gate judges
+                a held-out one). With --gate, exits 1 when Jolt's detector misses a tamper target.
                 """,
             options: [
                 ("--json", "the same figures as one JSON object"),

@@ -26,6 +26,8 @@ enum TamperEval {
         var gyro: Bool
         var algorithm: TamperAlgorithm
         var score: TamperScore
+        /// Read as another tool records it (`KioskCorpus.foreign`).
+        var foreign = false
     }
 
     /// Scores every rule at every rate on both kinds of chip.
@@ -41,6 +43,18 @@ enum TamperEval {
             }
         }
         return rows
+    }
+
+    /// Jolt's rule on traces another tool recorded below 100 Hz from an MPU6050 left at its reset
+    /// low-pass (off): what `jolt replay`, `tune` and `eval` read from such a file, where Jolt's
+    /// own reading would have oversampled and filtered. Reported, not gated.
+    static func foreign(rates: [Double], thefts: Int, shopMinutes: Double, seed: UInt64) -> [Row] {
+        rates.filter { $0 < 100 }.map { rate in
+            var corpus = KioskCorpus(rate: rate, gyro: true, seed: seed)
+            corpus.foreign = true
+            let cases = corpus.thefts(count: thefts) + corpus.shopLife(minutes: shopMinutes)
+            return Row(rate: rate, gyro: true, algorithm: .jolt, score: TamperEvaluator.score(.jolt, cases, rate: rate, gyro: true), foreign: true)
+        }
     }
 
     /// A table row: the first `left` cells left-aligned, the rest right-aligned, each in its width.
@@ -63,9 +77,9 @@ enum TamperEval {
     }
 
     /// The table: recall per scenario, latency, false tampers per hour.
-    static func table(_ rows: [Row]) -> String {
+    static func table(_ rows: [Row], title: String = "tamper: recall by theft, latency from the start of the theft motion, false tampers per hour of shop life") -> String {
         let kinds = KioskCorpus.positives
-        var s = "tamper: recall by theft, latency from the start of the theft motion, false tampers per hour of shop life\n"
+        var s = title + "\n"
         let head = ["rate", "chip", "rule"] + kinds + ["all", "p50", "p95", "false"]
         let sub = ["Hz", "", ""] + kinds.map { _ in "" } + ["", "ms", "ms", "/h"]
         let w = [6, 8, 10] + kinds.map { max($0.count + 1, 7) } + [7, 6, 6, 7]

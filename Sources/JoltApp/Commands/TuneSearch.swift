@@ -95,9 +95,9 @@ struct TuneKnob {
 
 /// Replays recordings through the detectors, as the armed alarm runs them, to find what fires.
 enum TuneSearch {
-    /// The tamper detector is armed this long after a recording's first sample, once the gravity
-    /// estimate has settled, µs.
-    static let armAfterMicros: Int64 = 1_000_000
+    /// The tamper detector is armed at a recording's first sample, against the orientation then,
+    /// as `jolt replay --arm` arms it: what tune finds, a replay finds again.
+    static let armAfterMicros: Int64 = 0
 
     /// What fires in `r` with `base`: every would-be trigger, or with `stopAt` only the first
     /// one of those reasons.

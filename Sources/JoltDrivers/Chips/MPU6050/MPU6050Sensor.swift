@@ -51,10 +51,11 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
         c.fifo = false
         try driver.configure(c)
         let ms = UInt32(max(periodMicros / 1000, 1))
-        delay.delay(milliseconds: 20)
+        // InvenSense's own self-test lets the output settle for a while after each change.
+        delay.delay(milliseconds: 100)
         let off = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
         try driver.setAccelSelfTest(true)
-        delay.delay(milliseconds: 20)
+        delay.delay(milliseconds: 100)
         let on = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
         try driver.setAccelSelfTest(false)
         let tol = MPU6050Spec.selfTestTolerancePercent
