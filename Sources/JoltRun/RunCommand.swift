@@ -169,14 +169,17 @@ package final class RunCommand {
         }
         assemble(sensor: sensor)
         logStart(sensor, engine)
-        notifier.send("READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)")
+        let notifier = self.notifier, ready = "READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)"
+        var first = true
         let wallStart = Sys.monotonicMicros()
         while true {
             let settings = detectionSettings(sensor)
             var sink = RunSink(router: router!, alarm: alarm, notifier: notifier, settings: settings, sensor: sensor, maxBackoffMicros: options.supervision.maxBackoffMicros)
             sink.evidence = evidence
             let loop = RunLoop(engine: engine, clock: clock, hw: hw, wakeups: wakeups(), alarm: alarm, watcher: watcher, control: control,
-                               limitMicros: options.limitMicros, counters: counters, sink: sink)
+                               limitMicros: options.limitMicros, counters: counters, sink: sink,
+                               started: first ? { notifier.send(ready) } : nil)
+            first = false
             var detectors = DefaultDetectors(settings)
             if try loop.run(&detectors) == .done { break }
             reload()

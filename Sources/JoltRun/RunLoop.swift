@@ -70,11 +70,15 @@ package struct RunLoop {
     package let limitMicros: Int64?
     package let counters: RunCounters
     package var sink: RunSink
+    /// Once the alarm is as it starts (armed at start: its chip checked), before the first poll:
+    /// systemd's READY=1 goes here, so that a started service has a chip set up to measure.
+    package var started: (() -> Void)? = nil
 
     package func run(_ d: inout DefaultDetectors) throws(JoltError) -> RunCommand.Outcome {
         // The alarm at start (once): it may arm; fresh detectors (at start, after a reload) take
         // the armed reference at their first sample.
         if let c = alarm?.begin(at: engine.streamNow, gravity: d.gravity) { engine.apply(c, to: &d) }
+        started?()
         var sink = self.sink
         sink.rearm = alarm?.watching ?? false
         // What the run did since the chip was configured, or since the last poll before a
