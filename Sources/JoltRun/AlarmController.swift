@@ -323,11 +323,14 @@ package final class AlarmController {
 
     /// The alarm's part of a control reply: its state and since when.
     package var replyFields: [(String, JSON)] {
-        [("alarm", true), ("state", .string(EventRecord.alarmName(alarm.state)))] + (alarm.state != .disarmed && alarm.mode != .away ? [("mode", .string(EventRecord.modeName(alarm.mode)))] : [])
-            + [("since", .decimal(EventRecord.seconds(alarm.since))),
-         ("since_utc", .string(WallClock.iso8601(sinceWall))), ("tamper_repeats", .int(tamperRepeats))]
-            + (walkTest ? [("walk_test", true), ("walk_test_triggers", .int(walkTestCount))] : [])
-            + (lastTrigger.map { [("last_trigger", $0.jsonValue)] } ?? [])
-            + (lastCheck.map { [("sensor_check", $0.jsonValue)] } ?? [])
+        var f: [(String, JSON)] = [("alarm", true), ("state", .string(EventRecord.alarmName(alarm.state)))]
+        if alarm.state != .disarmed && alarm.mode != .away { f.append(("mode", .string(EventRecord.modeName(alarm.mode)))) }
+        f.append(("since", .decimal(EventRecord.seconds(alarm.since))))
+        f.append(("since_utc", .string(WallClock.iso8601(sinceWall))))
+        f.append(("tamper_repeats", .int(tamperRepeats)))
+        if walkTest { f += [("walk_test", true), ("walk_test_triggers", .int(walkTestCount))] }
+        if let lastTrigger { f.append(("last_trigger", lastTrigger.jsonValue)) }
+        if let lastCheck { f.append(("sensor_check", lastCheck.jsonValue)) }
+        return f
     }
 }
