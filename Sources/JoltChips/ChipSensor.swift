@@ -18,6 +18,10 @@ public final class ChipSensor {
     /// sample. A chip that cannot make the faster rate is read at the asked one.
     public init(_ chip: Chip, bus: any I2CBus, busName: String, address: UInt8, settings: SensorSettings, oversample: Bool = false) throws(SettingsProblem) {
         if let why = chip.sensor.unsupported(settings) { throw SettingsProblem(message: why) }
+        if settings.interrupt != nil && chip.info.interruptSetUp.isEmpty {
+            throw SettingsProblem(message: "Jolt does not set up the \(chip.info.part)'s INT pin yet (it sets up the \(ChipRegistry.all.filter { !$0.info.interruptSetUp.isEmpty }.map(\.info.part).joined(separator: " and ")) ones): remove \"int\" to poll it")
+        }
+        interruptWired = settings.interrupt != nil
         self.chip = chip
         self.busName = busName
         var k = oversample ? Oversampler.factor(rateMilliHz: settings.rateMilliHz) : 1
@@ -57,6 +61,13 @@ public final class ChipSensor {
     public var rangeMilliG: Int32 { sensor.rangeMilliG }
     public var usesFIFO: Bool { sensor.usesFIFO }
     public var maxPollMicros: Int64 { sensor.maxPollMicros }
+    /// Whether the chip's INT pin is set up (the board wires it).
+    public let interruptWired: Bool
+    /// The chip's readings in its FIFO at which the watermark raises INT; 0: none.
+    public var watermark: Int { sensor.watermark }
+
+    /// What raised INT since the last read (read from the chip, which clears it).
+    public func interruptCause() throws(ChipError) -> ChipInterrupts { try sensor.interruptCause() }
 
     /// What the identity register read at the last start (0 before).
     public var idRead: UInt8 { sensor.identity }

@@ -13,14 +13,32 @@ public struct SensorSettings: Equatable, Sendable {
     /// are averaged down to. A chip whose filter follows its output data rate (the ADXL345, the
     /// LIS3DH) ignores it.
     public var lowPassForMilliHz: Int32?
+    /// The chip's INT pin, when the board wires it to the host: what the plug-in sets it up to
+    /// raise (`ChipInfo.interruptSetUp`); nil leaves every interrupt off, as a polled chip has.
+    public var interrupt: InterruptPlan?
 
-    public init(rateMilliHz: Int32 = 100_000, accelRangeG: Int32 = 4, gyroRangeDps: Int32 = 500, fifo: Bool = true, lowPassForMilliHz: Int32? = nil) {
+    public init(rateMilliHz: Int32 = 100_000, accelRangeG: Int32 = 4, gyroRangeDps: Int32 = 500, fifo: Bool = true, lowPassForMilliHz: Int32? = nil,
+                interrupt: InterruptPlan? = nil) {
         self.rateMilliHz = rateMilliHz
         self.accelRangeG = accelRangeG
         self.gyroRangeDps = gyroRangeDps
         self.fifo = fifo
         self.lowPassForMilliHz = lowPassForMilliHz
+        self.interrupt = interrupt
     }
+}
+
+/// What a board wiring the chip's INT pin asks of it. The pin is set up active high and
+/// push-pull on every chip, so that one GPIO request (a rising edge, no bias) fits them all.
+public struct InterruptPlan: Equatable, Sendable {
+    /// Motion past this, mg (the chip's own high-passed or reference-relative acceleration, on
+    /// any axis), raises INT at once. The chip rounds it to its own step.
+    public var motionMilliG: Int32
+
+    public init(motionMilliG: Int32 = InterruptPlan.defaultMotionMilliG) { self.motionMilliG = motionMilliG }
+
+    /// Above a still chip's noise (a few mg) and a counter's hum, below a lift's first push.
+    public static let defaultMotionMilliG: Int32 = 64
 }
 
 /// What a poll found.
@@ -61,6 +79,9 @@ public struct ChipInfo: Sendable {
     public let maxWriteLength: Int
     /// What it can raise on its interrupt pin.
     public let interrupts: ChipInterrupts
+    /// What its plug-in sets the INT pin up to raise when a board wires it (`int`): empty when
+    /// the plug-in sets up none, and such a board is refused.
+    public let interruptSetUp: ChipInterrupts
     /// Whether it has a self-test (an electrostatic force on the proof mass, read back).
     public let selfTest: Bool
 
@@ -69,7 +90,7 @@ public struct ChipInfo: Sendable {
 
     public init(name: String, part: String, addresses: [UInt8], addressPin: String, idRegister: UInt8, idRegisterName: String, id: UInt8,
                 accelRangesG: [Int32], gyroRangesDps: [Int32], rates: ChipRates, fifoDepth: Int, maxWriteLength: Int = 2,
-                interrupts: ChipInterrupts, selfTest: Bool) {
+                interrupts: ChipInterrupts, interruptSetUp: ChipInterrupts = [], selfTest: Bool) {
         self.name = name
         self.part = part
         self.addresses = addresses
@@ -83,6 +104,7 @@ public struct ChipInfo: Sendable {
         self.fifoDepth = fifoDepth
         self.maxWriteLength = maxWriteLength
         self.interrupts = interrupts
+        self.interruptSetUp = interruptSetUp
         self.selfTest = selfTest
     }
 }
@@ -225,10 +247,18 @@ public protocol Sensor<Bus> {
     var usesFIFO: Bool { get }
     /// The longest time between polls that loses nothing, µs (FIFO capacity, with margin).
     var maxPollMicros: Int64 { get }
+    /// Reads (and so clears) what raised the INT pin since the last read, when the settings wire
+    /// it; a plug-in that sets up no interrupt returns none.
+    mutating func interruptCause() throws(ChipError) -> ChipInterrupts
+    /// The readings in the FIFO at which its watermark raises INT; 0 when none is set up.
+    var watermark: Int { get }
 }
 
 extension Sensor {
     public static func part(forID id: UInt8) -> String? { id == info.id ? info.part : nil }
+
+    public mutating func interruptCause() throws(ChipError) -> ChipInterrupts { [] }
+    public var watermark: Int { 0 }
 
     /// From the chip's facts: the rate it does not make, or the range it does not have.
     public static func unsupported(_ s: SensorSettings) -> String? {

@@ -15,6 +15,15 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
     var latest: (Int16, Int16, Int16) = (0, 0, 0)
     public var frozen = false
     public var selfTestGainPercent: Int32 = 100
+    /// The activity and inactivity functions (DS "Register 0x27"): the ac-coupled references,
+    /// whether linked activity waits for inactivity, and the readings below THRESH_INACT so far.
+    var activityReference: Vec3?
+    var inactivityReference = Vec3.zero
+    var awaitingInactivity = false
+    var quietReadings = 0
+    /// INT1: its level, and its rising edges since power-on.
+    var interruptHigh = false
+    public private(set) var interruptRises = 0
 
     public init(source: MotionSource) {
         tap = MotionTap(source)
@@ -27,6 +36,10 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
         regs[Int(ADXL345Register.BW_RATE.rawValue)] = ADXL345Spec.powerOnBandwidthRate
         fifo.removeAll()
         measuring = false
+        activityReference = nil
+        awaitingInactivity = false
+        quietReadings = 0
+        interruptHigh = false
     }
 
     var periodMicros: Int64 {
@@ -67,6 +80,67 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
             }
             fifo.append(latest)
         }
+        detectActivity(last.accel)
+        updatePin()
+    }
+
+    /// Activity: any enabled axis past THRESH_ACT from the reference taken when activity
+    /// detection started (ac-coupled); linked (POWER_CTL's Link), activity then waits for
+    /// TIME_INACT of readings within THRESH_INACT, which takes a new reference (DS "Register
+    /// 0x27", "Link Bit").
+    func detectActivity(_ a: Vec3) {
+        let ctl = regs[Int(ADXL345Register.ACT_INACT_CTL.rawValue)]
+        guard ctl & 0x70 != 0 else { return }
+        let linked = regs[Int(ADXL345Register.POWER_CTL.rawValue)] & ADXL345Power.link.rawValue != 0
+        let k = ADXL345Spec.thresholdDeciMilliGPerCount
+        if awaitingInactivity && linked {
+            let limit = Int32(regs[Int(ADXL345Register.THRESH_INACT.rawValue)]) * k / 10
+            if Self.past(a - inactivityReference, limit, axes: ctl) { inactivityReference = a; quietReadings = 0 } else { quietReadings += 1 }
+            let needed = Int(regs[Int(ADXL345Register.TIME_INACT.rawValue)]) * Int(1_000_000 / periodMicros)
+            if quietReadings >= needed {
+                regs[Int(ADXL345Register.INT_SOURCE.rawValue)] |= ADXL345Interrupt.inactivity.rawValue
+                awaitingInactivity = false
+                activityReference = a
+            }
+            return
+        }
+        guard let ref = activityReference else {
+            activityReference = a
+            return
+        }
+        let limit = Int32(regs[Int(ADXL345Register.THRESH_ACT.rawValue)]) * k / 10
+        guard Self.past(a - ref, limit, axes: ctl >> 4) else { return }
+        regs[Int(ADXL345Register.INT_SOURCE.rawValue)] |= ADXL345Interrupt.activity.rawValue
+        if linked {
+            awaitingInactivity = true
+            inactivityReference = a
+            quietReadings = 0
+        }
+    }
+
+    /// Whether `d` passes `limit` on an axis enabled in the low three bits of `axes` (x: bit 2).
+    static func past(_ d: Vec3, _ limit: Int32, axes: UInt8) -> Bool {
+        (axes & 4 != 0 && abs(d.x) > limit) || (axes & 2 != 0 && abs(d.y) > limit) || (axes & 1 != 0 && abs(d.z) > limit)
+    }
+
+    /// INT1's level: an enabled source mapped to it (INT_MAP bit 0), the watermark's bit
+    /// following the FIFO's entries; a rise counted.
+    func updatePin() {
+        let source = Int(ADXL345Register.INT_SOURCE.rawValue)
+        let samples = Int(regs[Int(ADXL345Register.FIFO_CTL.rawValue)] & 0x1F)
+        if mode != ADXL345FIFOMode.bypass.rawValue && samples > 0 && fifo.count >= samples {
+            regs[source] |= ADXL345Interrupt.watermark.rawValue
+        } else {
+            regs[source] &= ~ADXL345Interrupt.watermark.rawValue
+        }
+        let high = regs[source] & regs[Int(ADXL345Register.INT_ENABLE.rawValue)] & ~regs[Int(ADXL345Register.INT_MAP.rawValue)] != 0
+        if high && !interruptHigh { interruptRises += 1 }
+        interruptHigh = high
+    }
+
+    public func interruptEdges(by now: Int64) -> Int {
+        advance(to: now)
+        return interruptRises
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
@@ -81,7 +155,11 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
             regs[Int(r)] = v
             let was = measuring
             measuring = v & ADXL345Power.measure.rawValue != 0
-            if measuring && !was { tap.start(now: now, period: periodMicros) }
+            if measuring && !was {
+                tap.start(now: now, period: periodMicros)
+                activityReference = nil
+                awaitingInactivity = false
+            }
         case .FIFO_CTL:
             // Entering bypass mode clears the FIFO.
             if v & 0xC0 == ADXL345FIFOMode.bypass.rawValue { fifo.removeAll() }
@@ -104,12 +182,18 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
             }
             for i in 0..<buffer.count { buffer[i] = i < 6 ? bytes[i] : load(UInt8(0x32 + i)) }
             pointer &+= UInt8(buffer.count)
+            // DATA_READY clears once the data is read (in a FIFO mode, once it is empty).
+            if mode == ADXL345FIFOMode.bypass.rawValue || fifo.isEmpty {
+                regs[Int(ADXL345Register.INT_SOURCE.rawValue)] &= ~ADXL345Interrupt.dataReady.rawValue
+            }
+            updatePin()
             return
         }
         for i in 0..<buffer.count {
             buffer[i] = load(pointer)
             pointer &+= 1
         }
+        updatePin()
     }
 
     func load(_ r: UInt8) -> UInt8 {
@@ -117,8 +201,10 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
         switch ADXL345Register(rawValue: r) {
         case .FIFO_STATUS: return UInt8(fifo.count)
         case .INT_SOURCE:
+            // Reading it clears Activity and Inactivity (and, here, Overrun); DATA_READY and
+            // Watermark follow the data.
             let v = regs[Int(r)]
-            regs[Int(r)] = v & ADXL345Interrupt.dataReady.rawValue
+            regs[Int(r)] = v & (ADXL345Interrupt.dataReady.rawValue | ADXL345Interrupt.watermark.rawValue)
             return v
         default:
             return regs[Int(r)]

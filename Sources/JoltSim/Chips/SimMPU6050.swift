@@ -22,6 +22,10 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
     public private(set) var overflowedBytes = 0
     public var frozen = false
     public var selfTestGainPercent: Int32 = 100
+    /// The motion detector's high-passed input: what its filter has followed so far, mg ×1024.
+    var motionBase: (x: Int64, y: Int64, z: Int64)?
+    /// INT's rising edges since power-on (a 50 µs pulse each, or a latched level's rise).
+    public private(set) var interruptRises = 0
     /// The factory trim it reads in SELF_TEST_X … _A: A_TEST 16 on every axis, 559 mg.
     static let aTest: UInt8 = 16
 
@@ -43,6 +47,7 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
         fifoHead = 0
         fifoCount = 0
         awake = false
+        motionBase = nil
     }
 
     /// Sample period from SMPLRT_DIV and DLPF_CFG (8 kHz gyro rate when the filter is off).
@@ -83,7 +88,9 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
             data += [h, l]
         }
         for (i, b) in data.enumerated() { regs[Int(MPU6050Register.ACCEL_XOUT_H.rawValue) + i] = b }
-        regs[Int(MPU6050Register.INT_STATUS.rawValue)] |= MPU6050Interrupt.dataReady.rawValue
+        var raised: MPU6050Interrupt = .dataReady
+        if detectMotion(last.accel) { raised.insert(.motion) }
+        defer { signal(raised) }
         let user = MPU6050UserControl(rawValue: regs[Int(MPU6050Register.USER_CTRL.rawValue)])
         let en = MPU6050FIFOEnable(rawValue: regs[Int(MPU6050Register.FIFO_EN.rawValue)])
         guard user.contains(.fifoEnable) else { return }
@@ -103,7 +110,7 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
             fifoHead = (fifoHead + 1) % cap
             fifoCount -= 1
             overflowedBytes += 1
-            regs[Int(MPU6050Register.INT_STATUS.rawValue)] |= MPU6050Interrupt.fifoOverflow.rawValue
+            if regs[Int(MPU6050Register.INT_STATUS.rawValue)] & MPU6050Interrupt.fifoOverflow.rawValue == 0 { signal(.fifoOverflow) }
         }
         fifo[(fifoHead + fifoCount) % cap] = b
         fifoCount += 1
@@ -115,6 +122,51 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
         fifoHead = (fifoHead + 1) % fifo.count
         fifoCount -= 1
         return b
+    }
+
+    /// The motion detector: the reading high-passed by ACCEL_HPF (a first-order filter; "hold"
+    /// keeps the reference it had) past MOT_THR (2 mg a count) on any axis. With the filter at
+    /// reset its output is zero: never motion.
+    func detectMotion(_ a: Vec3) -> Bool {
+        let code = regs[Int(MPU6050Register.ACCEL_CONFIG.rawValue)] & 0x07
+        let cutoffMilliHz: Int64
+        switch MPU6050HighPass(rawValue: code) {
+        case .hz5: cutoffMilliHz = 5000
+        case .hz2_5: cutoffMilliHz = 2500
+        case .hz1_25: cutoffMilliHz = 1250
+        case .hz0_63: cutoffMilliHz = 630
+        case .hold: cutoffMilliHz = 0
+        case .reset, nil:
+            motionBase = nil
+            return false
+        }
+        let x = Int64(a.x) << 10, y = Int64(a.y) << 10, z = Int64(a.z) << 10
+        guard let b = motionBase else {
+            motionBase = (x, y, z)
+            return false
+        }
+        // τ = 1 / (2π f); the base moves period / (τ + period) of the way each reading.
+        let tauMicros = cutoffMilliHz == 0 ? Int64.max / 4 : 159_155_000 / cutoffMilliHz
+        let p = periodMicros, k = (p << 16) / (tauMicros + p)
+        motionBase = (b.x + (((x - b.x) * k) >> 16), b.y + (((y - b.y) * k) >> 16), b.z + (((z - b.z) * k) >> 16))
+        let limit = (Int64(regs[Int(MPU6050Register.MOT_THR.rawValue)]) * Int64(MPU6050Spec.motionThresholdMilliGPerCount)) << 10
+        return abs(x - b.x) > limit || abs(y - b.y) > limit || abs(z - b.z) > limit
+    }
+
+    /// Sets `raised` in INT_STATUS and drives INT for the enabled ones: a 50 µs pulse each time
+    /// (LATCH_INT_EN 0), or a level held until INT_STATUS is read (1).
+    func signal(_ raised: MPU6050Interrupt) {
+        let status = Int(MPU6050Register.INT_STATUS.rawValue)
+        let enabled = regs[Int(MPU6050Register.INT_ENABLE.rawValue)]
+        let latched = regs[Int(MPU6050Register.INT_PIN_CFG.rawValue)] & (1 << 5) != 0
+        let wasHigh = regs[status] & enabled != 0
+        regs[status] |= raised.rawValue
+        if raised.rawValue & enabled != 0 && !(latched && wasHigh) { interruptRises += 1 }
+    }
+
+    public func interruptEdges(by now: Int64) -> Int {
+        advance(to: now)
+        return interruptRises
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }

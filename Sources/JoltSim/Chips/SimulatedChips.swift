@@ -13,9 +13,14 @@ public protocol SimulatedChip: FaultableDevice {
     /// How far its self-test force moves it, percent of the typical part's pull (100; a twin
     /// with a damaged sense element, to test the alarm's check, moves 5 %).
     var selfTestGainPercent: Int32 { get set }
+    /// The INT pin's rising edges since power-on, the chip caught up to `now` (its pin set up as
+    /// the plug-in sets it: active high). A twin that does not simulate its pin has none.
+    func interruptEdges(by now: Int64) -> Int
 }
 
 extension SimulatedChip {
+    public func interruptEdges(by now: Int64) -> Int { 0 }
+
     /// Sim time of the source's sample 0 minus one period, µs, once the chip has made its first
     /// sample: source sample i is made at `sourceStart + (i + 1) × period`.
     public var sourceStart: Int64? { tap.sourceStart }
@@ -81,7 +86,8 @@ public struct MotionTap {
     public private(set) var sourceStart: Int64?
     var index = -1
     var last = Sample(t: 0, accel: Vec3(0, 0, 1000))
-    var nextAt: Int64 = 0
+    /// When the next reading is made, sim µs.
+    public internal(set) var nextAt: Int64 = 0
     /// Whether the motion has run out.
     public private(set) var exhausted = false
     /// Samples made.

@@ -18,7 +18,25 @@ public struct ADXL345<Bus: I2CBus>: RegisterMapped {
         public var range: ADXL345Range = .g4
         /// Whether samples go through the 32-sample FIFO (stream mode).
         public var fifo = true
+        /// The INT1 pin, when a board wires it: activity, and the watermark (or, without the
+        /// FIFO, each reading).
+        public var interrupt: InterruptPlan?
         public init() {}
+
+        /// FIFO_CTL: bypass, or stream mode with the watermark's Samples bits.
+        public var fifoControl: UInt8 {
+            guard fifo else { return ADXL345FIFOMode.bypass.rawValue }
+            return ADXL345FIFOMode.stream.rawValue | (interrupt == nil ? ADXL345Spec.pollingSamples : UInt8(ADXL345Spec.watermark))
+        }
+
+        /// POWER_CTL once measuring: with INT wired, activity and inactivity linked.
+        public var powerControl: UInt8 { ADXL345Power.measure.rawValue | (interrupt == nil ? 0 : ADXL345Power.link.rawValue) }
+
+        /// INT_ENABLE with INT wired: activity, and the watermark or each reading.
+        public var interruptsEnabled: ADXL345Interrupt {
+            guard interrupt != nil else { return [] }
+            return fifo ? [.activity, .watermark] : [.activity, .dataReady]
+        }
 
         /// A board's settings, as near as the chip comes to them (its plug-in refuses what it
         /// cannot do before a driver is made).
@@ -26,6 +44,7 @@ public struct ADXL345<Bus: I2CBus>: RegisterMapped {
             rate = ADXL345Rate(milliHz: s.rateMilliHz) ?? .hz100
             range = ADXL345Range(g: s.accelRangeG) ?? .g4
             fifo = s.fifo
+            interrupt = s.interrupt
         }
     }
 
@@ -55,14 +74,34 @@ public struct ADXL345<Bus: I2CBus>: RegisterMapped {
         try write(.INT_ENABLE, 0)
         // Leaving bypass mode empties the FIFO; stream mode keeps the newest 32 samples.
         try write(.FIFO_CTL, ADXL345FIFOMode.bypass.rawValue)
-        let fifo = c.fifo ? ADXL345FIFOMode.stream.rawValue | 16 : ADXL345FIFOMode.bypass.rawValue
+        let fifo = c.fifoControl
         try write(.FIFO_CTL, fifo)
-        try write(.POWER_CTL, ADXL345Power.measure.rawValue)
-        for (r, w) in [(ADXL345Register.BW_RATE, c.rate.rawValue), (.DATA_FORMAT, format), (.FIFO_CTL, fifo), (.POWER_CTL, ADXL345Power.measure.rawValue)] {
+        if let plan = c.interrupt {
+            let count = Self.thresholdCount(milliG: plan.motionMilliG)
+            try write(.THRESH_ACT, count)
+            try write(.THRESH_INACT, count)
+            try write(.TIME_INACT, ADXL345Spec.inactivitySeconds)
+            try write(.ACT_INACT_CTL, ADXL345Spec.activityControl)
+            try write(.INT_MAP, 0)
+            try write(.INT_ENABLE, c.interruptsEnabled.rawValue)
+        }
+        try write(.POWER_CTL, c.powerControl)
+        for (r, w) in [(ADXL345Register.BW_RATE, c.rate.rawValue), (.DATA_FORMAT, format), (.FIFO_CTL, fifo), (.POWER_CTL, c.powerControl)] {
             let got = try read(r)
             if got != w { throw .notApplied(register: r.rawValue, wrote: w, read: got) }
         }
         configuration = c
+    }
+
+    /// THRESH_ACT for a threshold in mg: 62.5 mg a count, at least one.
+    public static func thresholdCount(milliG: Int32) -> UInt8 {
+        let k = ADXL345Spec.thresholdDeciMilliGPerCount
+        return UInt8(clamping: max(1, (milliG * 10 + k / 2) / k))
+    }
+
+    /// Reads INT_SOURCE, which clears Activity and Inactivity: what raised INT1.
+    public mutating func interruptSource() throws(ChipError) -> ADXL345Interrupt {
+        ADXL345Interrupt(rawValue: try read(.INT_SOURCE))
     }
 
     /// Turns the self-test force on or off (DATA_FORMAT's SELF_TEST bit, DS "Register 0x31").

@@ -6,13 +6,25 @@
 public enum ADXL345Register: UInt8, Sendable, DatasheetRegister {
     /// DEVID: fixed 0xE5 (DS "Register 0x00—DEVID").
     case DEVID = 0x00
+    /// THRESH_ACT: the activity threshold, 62.5 mg a count (DS "Register 0x24—THRESH_ACT").
+    case THRESH_ACT = 0x24
+    /// THRESH_INACT: the inactivity threshold, 62.5 mg a count (DS "Register 0x25").
+    case THRESH_INACT = 0x25
+    /// TIME_INACT: how long below THRESH_INACT is inactivity, 1 s a count (DS "Register 0x26").
+    case TIME_INACT = 0x26
+    /// ACT_INACT_CTL: ACT ac/dc bit 7, ACT_X/Y/Z enable [6:4], INACT ac/dc bit 3, INACT_X/Y/Z
+    /// enable [2:0] (DS "Register 0x27").
+    case ACT_INACT_CTL = 0x27
     /// BW_RATE: LOW_POWER bit 4, Rate [3:0] (DS "Register 0x2C—BW_RATE", Table 7).
     case BW_RATE = 0x2C
-    /// POWER_CTL: Measure bit 3 (0 = standby, the power-on state) (DS "Register 0x2D").
+    /// POWER_CTL: Link bit 5, Measure bit 3 (0 = standby, the power-on state) (DS "Register 0x2D").
     case POWER_CTL = 0x2D
     /// INT_ENABLE (DS "Register 0x2E").
     case INT_ENABLE = 0x2E
-    /// INT_SOURCE: DATA_READY bit 7, Watermark bit 1, Overrun bit 0 (DS "Register 0x30").
+    /// INT_MAP: a 0 bit sends that interrupt to INT1 (DS "Register 0x2F").
+    case INT_MAP = 0x2F
+    /// INT_SOURCE: DATA_READY bit 7, Activity bit 4, Inactivity bit 3, Watermark bit 1, Overrun
+    /// bit 0; reading it clears Activity and Inactivity (DS "Register 0x30").
     case INT_SOURCE = 0x30
     /// DATA_FORMAT: FULL_RES bit 3, Justify bit 2, Range [1:0] (DS "Register 0x31").
     case DATA_FORMAT = 0x31
@@ -45,6 +57,19 @@ public enum ADXL345Spec {
     public static let selfTestLimits: [ClosedRange<Int32>] = [200...3717, -3717...(-200), 300...4998]
     /// The self-test is specified at ±16 g, full resolution (DS "Self-Test").
     public static let selfTestRange = ADXL345Range.g16
+    /// THRESH_ACT's and THRESH_INACT's count, mg ×10 (62.5 mg) (DS "Register 0x24").
+    public static let thresholdDeciMilliGPerCount: Int32 = 625
+    /// The FIFO's watermark with INT wired: three quarters full, so that the interrupt leaves a
+    /// quarter of the FIFO for the host to answer in (DS "FIFO_CTL", Samples bits).
+    public static let watermark = 24
+    /// The FIFO's Samples bits when INT is not wired (nothing reads the watermark then).
+    public static let pollingSamples: UInt8 = 16
+    /// ACT_INACT_CTL with INT wired: activity and inactivity ac-coupled on all three axes, so that
+    /// each compares with a reference of its own (gravity, an offset) rather than with zero.
+    public static let activityControl: UInt8 = 0xFF
+    /// TIME_INACT with INT wired, s: a second below the threshold ends a motion and takes a new
+    /// reference for the next (the Link bit joins the two).
+    public static let inactivitySeconds: UInt8 = 1
 }
 
 /// DATA_FORMAT bits (DS "Register 0x31").
@@ -60,6 +85,7 @@ public struct ADXL345DataFormat: OptionSet, Sendable {
 public struct ADXL345Power: OptionSet, Sendable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let link = ADXL345Power(rawValue: 1 << 5)
     public static let measure = ADXL345Power(rawValue: 1 << 3)
     public static let sleep = ADXL345Power(rawValue: 1 << 2)
 }
@@ -69,6 +95,8 @@ public struct ADXL345Interrupt: OptionSet, Sendable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     public static let dataReady = ADXL345Interrupt(rawValue: 1 << 7)
+    public static let activity = ADXL345Interrupt(rawValue: 1 << 4)
+    public static let inactivity = ADXL345Interrupt(rawValue: 1 << 3)
     public static let watermark = ADXL345Interrupt(rawValue: 1 << 1)
     public static let overrun = ADXL345Interrupt(rawValue: 1 << 0)
 }

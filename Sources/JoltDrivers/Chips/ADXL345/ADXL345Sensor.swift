@@ -10,7 +10,8 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
                  addressPin: "ALT ADDRESS high makes it 0x1D", idRegister: ADXL345Register.DEVID.rawValue,
                  idRegisterName: ADXL345Register.DEVID.name, id: ADXL345Spec.deviceID,
                  accelRangesG: ADXL345Range.allCases.map(\.g), gyroRangesDps: [], rates: .list(ADXL345Rate.allCases.map(\.milliHz)),
-                 fifoDepth: ADXL345Spec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion], selfTest: true)
+                 fifoDepth: ADXL345Spec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion],
+                 interruptSetUp: [.motion, .fifoWatermark, .dataReady], selfTest: true)
     }
 
     public static func registerName(_ r: UInt8) -> String? { ADXL345Register(rawValue: r)?.name }
@@ -36,6 +37,7 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
         var c = wanted
         c.range = ADXL345Spec.selfTestRange
         c.fifo = false
+        c.interrupt = nil   // INT stays quiet through the test
         try driver.configure(c)
         let ms = UInt32(max(1000 / max(rateMilliHz / 1000, 1), 1))
         delay.delay(milliseconds: 4 * ms)
@@ -46,6 +48,18 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
         try driver.setSelfTest(false)
         return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: ADXL345Spec.selfTestLimits, magnitudeOnly: false, noiseMilliG: off.noise)
     }
+
+    /// INT_SOURCE, read and so cleared: activity, the watermark, or (without the FIFO) a reading.
+    public mutating func interruptCause() throws(ChipError) -> ChipInterrupts {
+        let s = try driver.interruptSource()
+        var c: ChipInterrupts = []
+        if s.contains(.activity) { c.insert(.motion) }
+        if wanted.fifo && s.contains(.watermark) { c.insert(.fifoWatermark) }
+        if !wanted.fifo && s.contains(.dataReady) { c.insert(.dataReady) }
+        return c
+    }
+
+    public var watermark: Int { wanted.fifo && wanted.interrupt != nil ? ADXL345Spec.watermark : 0 }
 
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
         guard wanted.fifo else {

@@ -23,7 +23,20 @@ public struct MPU6050<Bus: I2CBus>: RegisterMapped {
         public var lowPass: MPU6050LowPass?
         /// Whether samples go through the FIFO.
         public var fifo = true
+        /// The INT pin, when a board wires it: motion (and, without the FIFO, each reading).
+        public var interrupt: InterruptPlan?
         public init() {}
+
+        /// ACCEL_CONFIG: the range, and the motion detector's high-pass filter when INT is wired.
+        public var accelConfig: UInt8 { accelRange.register | (interrupt == nil ? 0 : MPU6050Spec.motionHighPass.rawValue) }
+
+        /// What INT_ENABLE raises: FIFO overflow (the status the FIFO read checks) or, without the
+        /// FIFO, each reading when INT is wired; and motion when it is.
+        public var interruptsEnabled: MPU6050Interrupt {
+            var e: MPU6050Interrupt = fifo ? .fifoOverflow : []
+            if interrupt != nil { e.formUnion(fifo ? .motion : [.motion, .dataReady]) }
+            return e
+        }
 
         /// A board's settings, as near as the chip comes to them (its plug-in refuses what it
         /// cannot do before a driver is made).
@@ -32,6 +45,7 @@ public struct MPU6050<Bus: I2CBus>: RegisterMapped {
             accelRange = MPU6050AccelRange(g: s.accelRangeG) ?? .g4
             gyroRange = MPU6050GyroRange(dps: s.gyroRangeDps) ?? .dps500
             fifo = s.fifo
+            interrupt = s.interrupt
             lowPass = s.lowPassForMilliHz.map { MPU6050LowPass.forRate(milliHz: $0) }
         }
     }
@@ -88,15 +102,20 @@ public struct MPU6050<Bus: I2CBus>: RegisterMapped {
         try write(.CONFIG, lp.rawValue)
         try write(.SMPLRT_DIV, div)
         try write(.GYRO_CONFIG, c.gyroRange.register)
-        try write(.ACCEL_CONFIG, c.accelRange.register)
+        try write(.ACCEL_CONFIG, c.accelConfig)
         try write(.FIFO_EN, 0)
         try write(.USER_CTRL, MPU6050UserControl.fifoReset.rawValue)
+        if let plan = c.interrupt {
+            try write(.INT_PIN_CFG, MPU6050Spec.interruptPinConfig)
+            try write(.MOT_THR, Self.motionThreshold(milliG: plan.motionMilliG))
+            try write(.MOT_DUR, MPU6050Spec.motionDurationMillis)
+        }
         if c.fifo {
             try write(.FIFO_EN, ([.accel, .gyroX, .gyroY, .gyroZ] as MPU6050FIFOEnable).rawValue)
-            try write(.INT_ENABLE, MPU6050Interrupt.fifoOverflow.rawValue)
+            try write(.INT_ENABLE, c.interruptsEnabled.rawValue)
             try write(.USER_CTRL, MPU6050UserControl.fifoEnable.rawValue)
         } else {
-            try write(.INT_ENABLE, 0)
+            try write(.INT_ENABLE, c.interruptsEnabled.rawValue)
         }
         // Read back rate divider … ACCEL_CONFIG in one burst, and PWR_MGMT_1.
         let back = try withScratch16 { (p) throws(ChipError) in
@@ -104,13 +123,23 @@ public struct MPU6050<Bus: I2CBus>: RegisterMapped {
             return (p[0], p[1], p[2], p[3])
         }
         let expected = [(MPU6050Register.SMPLRT_DIV, div, back.0), (.CONFIG, lp.rawValue, back.1),
-                        (.GYRO_CONFIG, c.gyroRange.register, back.2), (.ACCEL_CONFIG, c.accelRange.register, back.3)]
+                        (.GYRO_CONFIG, c.gyroRange.register, back.2), (.ACCEL_CONFIG, c.accelConfig, back.3)]
         for (r, w, got) in expected where w != got & (r == .CONFIG ? 0x3F : 0xFF) {
             throw .notApplied(register: r.rawValue, wrote: w, read: got)
         }
         let p = try read(.PWR_MGMT_1)
         guard p == power else { throw .notApplied(register: MPU6050Register.PWR_MGMT_1.rawValue, wrote: power, read: p) }
         configuration = c
+    }
+
+    /// MOT_THR for a threshold in mg: 2 mg a count, at least one count.
+    public static func motionThreshold(milliG: Int32) -> UInt8 {
+        UInt8(clamping: max(1, (milliG + MPU6050Spec.motionThresholdMilliGPerCount / 2) / MPU6050Spec.motionThresholdMilliGPerCount))
+    }
+
+    /// Reads INT_STATUS, which clears it: what raised INT since the last read.
+    public mutating func interruptStatus() throws(ChipError) -> MPU6050Interrupt {
+        MPU6050Interrupt(rawValue: try read(.INT_STATUS))
     }
 
     /// The output data rate of the applied configuration, mHz.
@@ -131,7 +160,7 @@ public struct MPU6050<Bus: I2CBus>: RegisterMapped {
     /// Turns the accelerometer's self-test force on (all three axes) or off, at the configured
     /// range (ACCEL_CONFIG, RM §4.5).
     public mutating func setAccelSelfTest(_ on: Bool) throws(ChipError) {
-        try write(.ACCEL_CONFIG, (on ? MPU6050Spec.accelSelfTestBits : 0) | configuration.accelRange.register)
+        try write(.ACCEL_CONFIG, (on ? MPU6050Spec.accelSelfTestBits : 0) | configuration.accelConfig)
     }
 
     /// The factory self-test trim of each axis, mg (SELF_TEST_X … _A, RM §4.1).

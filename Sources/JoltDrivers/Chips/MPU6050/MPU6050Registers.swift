@@ -17,15 +17,23 @@ public enum MPU6050Register: UInt8, Sendable, DatasheetRegister {
     case CONFIG = 0x1A
     /// GYRO_CONFIG: FS_SEL [4:3] (RM §4.4).
     case GYRO_CONFIG = 0x1B
-    /// ACCEL_CONFIG: AFS_SEL [4:3] (RM §4.5).
+    /// ACCEL_CONFIG: XA/YA/ZA_ST [7:5], AFS_SEL [4:3], ACCEL_HPF [2:0]: the high-pass filter the
+    /// motion detector reads, not the data registers (RM rev 3.2 §4.5).
     case ACCEL_CONFIG = 0x1C
+    /// MOT_THR: the motion detector's threshold, 2 mg a count, on any axis of the high-passed
+    /// acceleration (RM rev 3.2 §4.7).
+    case MOT_THR = 0x1F
+    /// MOT_DUR: how long past the threshold before the interrupt, 1 ms a count (RM rev 3.2 §4.8).
+    case MOT_DUR = 0x20
     /// FIFO_EN: which measurements go into the FIFO (RM §4.6).
     case FIFO_EN = 0x23
-    /// INT_PIN_CFG (RM §4.15).
+    /// INT_PIN_CFG: INT_LEVEL bit 7 (1: active low), INT_OPEN bit 6 (1: open drain),
+    /// LATCH_INT_EN bit 5 (0: a 50 µs pulse), INT_RD_CLEAR bit 4 (RM §4.15).
     case INT_PIN_CFG = 0x37
-    /// INT_ENABLE: FIFO_OFLOW_EN bit 4, DATA_RDY_EN bit 0 (RM §4.16).
+    /// INT_ENABLE: MOT_EN bit 6, FIFO_OFLOW_EN bit 4, DATA_RDY_EN bit 0 (RM §4.16; MOT_EN: RM
+    /// rev 3.2 §4.16).
     case INT_ENABLE = 0x38
-    /// INT_STATUS: FIFO_OFLOW_INT bit 4, DATA_RDY_INT bit 0; cleared on read (RM §4.17).
+    /// INT_STATUS: MOT_INT bit 6, FIFO_OFLOW_INT bit 4, DATA_RDY_INT bit 0; cleared on read (RM §4.17).
     case INT_STATUS = 0x3A
     /// ACCEL_XOUT_H: first of 14 data bytes: accel x/y/z, temperature, gyro x/y/z, each a
     /// big-endian int16 (RM §4.17-4.19).
@@ -81,6 +89,16 @@ public enum MPU6050Spec {
     public static let internalRateHz: Int32 = 1000
     /// ACCEL_CONFIG's XA_ST, YA_ST, ZA_ST bits [7:5]: the self-test force on each axis (RM §4.5).
     public static let accelSelfTestBits: UInt8 = 0xE0
+    /// MOT_THR's count, mg (RM rev 3.2 §4.7).
+    public static let motionThresholdMilliGPerCount: Int32 = 2
+    /// The motion detector's filter: 0.63 Hz passes a lift's push (a few hertz and below) and
+    /// takes out gravity and the offset's drift.
+    public static let motionHighPass = MPU6050HighPass.hz0_63
+    /// MOT_DUR, ms: one count, so that the first reading past the threshold raises INT.
+    public static let motionDurationMillis: UInt8 = 1
+    /// INT_PIN_CFG for Jolt's wiring: active high, push-pull, a 50 µs pulse per event, the
+    /// status cleared by reading INT_STATUS (all bits 0).
+    public static let interruptPinConfig: UInt8 = 0x00
     /// The self-test is specified at ±8 g (RM §4.1).
     public static let selfTestRange = MPU6050AccelRange.g8
     /// The factory trim for A_TEST 1 … 31, mg: 4096 × 0.34 × (0.92 / 0.34)^((A_TEST − 1) / (2⁵ − 2))
@@ -134,8 +152,15 @@ public struct MPU6050FIFOEnable: OptionSet, Sendable {
 public struct MPU6050Interrupt: OptionSet, Sendable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let motion = MPU6050Interrupt(rawValue: 1 << 6)
     public static let fifoOverflow = MPU6050Interrupt(rawValue: 1 << 4)
     public static let dataReady = MPU6050Interrupt(rawValue: 1 << 0)
+}
+
+/// The motion detector's high-pass filter, ACCEL_HPF in ACCEL_CONFIG [2:0] (RM rev 3.2 §4.5):
+/// 0 holds its output at zero (no motion is ever seen).
+public enum MPU6050HighPass: UInt8, Sendable {
+    case reset = 0, hz5 = 1, hz2_5 = 2, hz1_25 = 3, hz0_63 = 4, hold = 7
 }
 
 /// Accelerometer full-scale range, AFS_SEL in ACCEL_CONFIG [4:3] (RM §4.5; PS §6.2 sensitivity).

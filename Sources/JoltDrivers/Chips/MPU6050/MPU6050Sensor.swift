@@ -11,7 +11,7 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
                  idRegisterName: MPU6050Register.WHO_AM_I.name, id: MPU6050Spec.whoAmI,
                  accelRangesG: MPU6050AccelRange.allCases.map(\.g), gyroRangesDps: MPU6050GyroRange.allCases.map(\.dps),
                  rates: MPU6050Spec.rates, fifoDepth: MPU6050Spec.fifoSize / MPU6050Spec.fifoFrameSize,
-                 interrupts: [.dataReady, .fifoOverflow, .motion], selfTest: true)
+                 interrupts: [.dataReady, .fifoOverflow, .motion], interruptSetUp: [.motion, .dataReady], selfTest: true)
     }
 
     public static func part(forID id: UInt8) -> String? {
@@ -49,6 +49,7 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
         var c = wanted
         c.accelRange = MPU6050Spec.selfTestRange
         c.fifo = false
+        c.interrupt = nil   // INT stays quiet through the test
         try driver.configure(c)
         let ms = UInt32(max(periodMicros / 1000, 1))
         // InvenSense's own self-test lets the output settle for a while after each change.
@@ -63,6 +64,16 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
             t == 0 ? MPU6050Spec.selfTestUntrimmed : (t * (100 - tol) / 100)...(t * (100 + tol) / 100)
         }
         return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: limits, magnitudeOnly: false, noiseMilliG: off.noise)
+    }
+
+    /// INT_STATUS, read and so cleared: motion, or (without the FIFO) a reading ready.
+    public mutating func interruptCause() throws(ChipError) -> ChipInterrupts {
+        let s = try driver.interruptStatus()
+        var c: ChipInterrupts = []
+        if s.contains(.motion) { c.insert(.motion) }
+        if s.contains(.dataReady) && !wanted.fifo { c.insert(.dataReady) }
+        if s.contains(.fifoOverflow) { c.insert(.fifoOverflow) }
+        return c
     }
 
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
