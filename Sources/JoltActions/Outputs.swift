@@ -26,11 +26,11 @@ package final class ChardevOutput: OutputLine {
 
     /// The line a board names, requested as an output or an input, with its label for messages;
     /// a failure says which line and what to do.
-    package static func request(_ name: String, _ spec: LineSpec, output: Bool) throws(JoltError) -> (GPIOLine, String) {
+    package static func request(_ name: String, _ spec: LineSpec, output: Bool, risingEdges: Bool = false) throws(JoltError) -> (GPIOLine, String) {
         let label = "\(name) (\(spec.label))"
         let address = try locate(spec, what: name)
         do {
-            return (try GPIOLine(address, output: output, activeLow: spec.activeLow, pullUp: spec.pullUp), label)
+            return (try GPIOLine(address, output: output, activeLow: spec.activeLow, pullUp: spec.pullUp, risingEdges: risingEdges), label)
         } catch {
             throw Self.error(error, what: label)
         }

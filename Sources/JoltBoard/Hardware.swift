@@ -33,6 +33,8 @@ package protocol Board: AnyObject {
     /// A board output, and a board input.
     func output(_ line: NamedLine) throws(JoltError) -> OutputLine
     func input(_ line: NamedLine) throws(JoltError) -> InputLine
+    /// The chip's INT pin, wired to `line`.
+    func interrupt(_ line: InterruptLine) throws(JoltError) -> InterruptPin
 }
 
 extension Board {
@@ -64,6 +66,7 @@ package final class LinuxBoard: Board {
 
     package func output(_ line: NamedLine) throws(JoltError) -> OutputLine { try ChardevOutput(name: line.name, spec: line.line) }
     package func input(_ line: NamedLine) throws(JoltError) -> InputLine { try ChardevInput(name: line.name, spec: line.line) }
+    package func interrupt(_ line: InterruptLine) throws(JoltError) -> InterruptPin { try ChardevInterrupt(line) }
 
     /// Opens the board's bus, finds its chip and builds the sensor (not yet configured).
     package static func open(_ board: BoardProfile) throws(JoltError) -> LinuxBoard {
@@ -133,6 +136,7 @@ extension BoardProfile {
 
     /// What the board asks of its chip, in physical units.
     package var sensorSettings: SensorSettings {
-        SensorSettings(rateMilliHz: rateMilliHz, accelRangeG: accelRangeG, gyroRangeDps: gyroRangeDps, fifo: fifo)
+        SensorSettings(rateMilliHz: rateMilliHz, accelRangeG: accelRangeG, gyroRangeDps: gyroRangeDps, fifo: fifo,
+                       interrupt: interrupt.map { InterruptPlan(motionMilliG: $0.motionMilliG) })
     }
 }

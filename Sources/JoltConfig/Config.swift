@@ -32,6 +32,9 @@ public struct BoardProfile: Sendable, Equatable {
     public var fifo = true
     /// How often the FIFO is drained, ms.
     public var fifoPollMillis: Int32 = 200
+    /// The GPIO line wired to the chip's INT pin, when there is one: Jolt then sleeps until the
+    /// chip raises it (motion, a FIFO watermark, a reading) rather than polling on a timer.
+    public var interrupt: InterruptLine?
     /// How the chip sits in the enclosure, with calibration offsets.
     public var mount = Mount.identity
     /// Detection settings (the rate and gyro flag are filled in for each stream).
@@ -59,6 +62,19 @@ public struct BoardProfile: Sendable, Equatable {
     /// Whether it was read from a file that can be read again (not the defaults, not the
     /// built-in simulated board).
     public var hasFile: Bool { !file.isEmpty && !file.hasPrefix("(") && !file.contains("(built in)") }
+}
+
+/// The GPIO line wired to the chip's INT pin (`int`), and what the chip is to raise on it.
+public struct InterruptLine: Equatable, Sendable {
+    /// The line, found as outputs and inputs are (by name, or chip and offset).
+    public var line: LineSpec
+    /// Motion past this raises INT at once, mg.
+    public var motionMilliG: Int32
+
+    public init(line: LineSpec, motionMilliG: Int32 = InterruptPlan.defaultMotionMilliG) {
+        self.line = line
+        self.motionMilliG = motionMilliG
+    }
 }
 
 
@@ -147,6 +163,7 @@ extension BoardProfile {
         }
         if let f = try r.bool("fifo") { b.fifo = f }
         if let p = try r.integer("fifo_poll_ms", 10...1000, "ms") { b.fifoPollMillis = p }
+        if let i = try r.object("int") { b.interrupt = try parseInterrupt(i, chip: named) }
         if let m = try r.object("mount") { b.mount = try parseMount(m) }
         if let o = try r.object("offsets") {
             let (a, g) = try parseOffsets(o)
@@ -165,6 +182,18 @@ extension BoardProfile {
         try r.finish()
         try checkRate(b, r)
         return b
+    }
+
+    /// `int`: the line, and the motion threshold. A named chip whose plug-in sets up no INT pin is
+    /// refused here, from the chip's own facts.
+    package static func parseInterrupt(_ r: ObjectReader, chip: Chip?) throws(JoltError) -> InterruptLine {
+        let motion = try r.integer("motion_mg", 32...2000, "mg") ?? InterruptPlan.defaultMotionMilliG
+        let line = try parseLine(r, input: true)
+        if let chip, chip.info.interruptSetUp.isEmpty {
+            let wired = ChipRegistry.all.filter { !$0.info.interruptSetUp.isEmpty }.map(\.info.part).joined(separator: " and ")
+            throw JoltError(.config, "\(r.file):\(r.line): int: Jolt does not set up the \(chip.info.part)'s INT pin yet (it does the \(wired)'s): remove \"int\" to poll the chip")
+        }
+        return InterruptLine(line: line, motionMilliG: motion)
     }
 
     /// The chip the board names (for the simulated bus, the simulated chip) makes the board's rate:

@@ -24,6 +24,7 @@ package enum ConfigDoc {
         #"""
         {"name": "every key", "description": "d", "bus": "/dev/i2c-1", "chip": "auto", "address": "0x68",
          "rate_hz": 100, "accel_range_g": 4, "gyro_range_dps": 500, "fifo": true, "fifo_poll_ms": 200,
+         "int": {"line": "GPIO4", "active": "high", "bias": "none", "motion_mg": 64},
          "mount": {"x": "+x", "y": "+y", "z": "+z"}, "offsets": {"accel_g": [0, 0, 0], "gyro_dps": [0, 0, 0]},
          "detection": {"sensitivity": "medium", "gravity_tau_ms": 500,
            "shake": {"algorithm": "jolt", "threshold_g": 0.7, "strong_g": 1.2, "hysteresis_g": 0.3, "min_lobes": 3,
@@ -53,7 +54,7 @@ package enum ConfigDoc {
         """#,
         #"""
         {"alarm": {"output": "NAME", "pulse_ms": 100}, "outputs": {"NAME": {"chip": "/dev/gpiochip0", "offset": 17}},
-         "inputs": {"NAME": {"line": "GPIO27"}},
+         "inputs": {"NAME": {"line": "GPIO27"}}, "int": {"chip": "/dev/gpiochip0", "offset": 4},
          "mqtt": {"host": "h", "username": "u", "password_file": "/dev/null"}}
         """#,
     ]
@@ -93,7 +94,14 @@ package enum ConfigDoc {
             Key(path: "accel_range_g", defaultValue: "\(b.accelRangeG)", meaning: "Accelerometer full scale, g: " + Self.byChip(\.accelRangesG) + ". A vigorous shake reaches 3–5 g."),
             Key(path: "gyro_range_dps", defaultValue: "\(b.gyroRangeDps)", meaning: "Gyroscope full scale, °/s, on a chip with a gyroscope: " + Self.byChip(\.gyroRangesDps) + "."),
             Key(path: "fifo", defaultValue: "\(b.fifo)", meaning: "Read through the chip's FIFO in batches (fewer wake-ups) rather than sample by sample."),
-            Key(path: "fifo_poll_ms", defaultValue: "\(b.fifoPollMillis)", meaning: "How often the FIFO is drained (capped so that it never fills)."),
+            Key(path: "fifo_poll_ms", defaultValue: "\(b.fifoPollMillis)", meaning: "How often the FIFO is drained (capped so that it never fills), when the chip is polled (no `int`)."),
+            Key(path: "int", defaultValue: "none (polled)", meaning: "The GPIO line wired to the chip's INT pin: Jolt sleeps until the chip raises it (motion, the FIFO's watermark, or each reading without the FIFO) instead of draining on a timer. Set up by the plug-ins of " + ChipRegistry.all.filter { !$0.info.interruptSetUp.isEmpty }.map(\.info.part).joined(separator: " and ") + "; refused for the others. Wiring and levels: docs/hardware.md."),
+            Key(path: "int.line", defaultValue: "", meaning: "The line's name, like `\"GPIO4\"`; or `chip` and `offset`, as for outputs."),
+            Key(path: "int.chip", defaultValue: "", meaning: "As for outputs."),
+            Key(path: "int.offset", defaultValue: "", meaning: "As for outputs."),
+            Key(path: "int.active", defaultValue: "\"high\"", meaning: "The level the chip raises it to: Jolt sets every chip up active high; `low` for an inverter between."),
+            Key(path: "int.bias", defaultValue: "\"none\"", meaning: "`pull-up` for an open-drain stage between; the chips drive the pin push-pull."),
+            Key(path: "int.motion_mg", defaultValue: "\(InterruptPlan.defaultMotionMilliG)", meaning: "Motion past this (the chip's high-passed or reference-relative acceleration, on any axis), mg, 32 to 2000, wakes Jolt at once; the chip rounds it to its step (MPU6050 2 mg, ADXL345 62.5 mg)."),
             Key(path: "mount", defaultValue: "`+x`, `+y`, `+z`", meaning: "How the chip sits in the enclosure: which chip axis, with its sign, is the board's x, y and z (z up when the board lies face up). `jolt calibrate` suggests it."),
             Key(path: "mount.x", defaultValue: "\"+x\"", meaning: "The chip axis that is the board's x: `\"+x\"`, `\"-y\"`, …"),
             Key(path: "mount.y", defaultValue: "\"+y\"", meaning: "The chip axis that is the board's y."),

@@ -184,6 +184,14 @@ public protocol SampleDetector: Sendable {
     func tamperReading(at t: Int64) -> TamperReading?
     /// The tamper detector's velocity now, mm/s per axis (zero when disarmed): a live view's.
     var tamperVelocityMMs: Vec3 { get }
+    /// Whether the last sample left every detector at rest (nothing under way that the next
+    /// samples could turn into an event): a host may then read the chip less often.
+    var resting: Bool { get }
+}
+
+extension SampleDetector {
+    /// A set without a rest path never says it rests.
+    public var resting: Bool { false }
 }
 
 /// Shake, flip and tamper detection together, sharing one gravity estimate.
@@ -294,6 +302,8 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
         _tamper.arm(gravity: reference)
     }
     public var tamperReference: Vec3? { _tamper.armedReference }
+    /// The rest path is open: the last sample was still and no detector had anything under way.
+    public var resting: Bool { gate.isOpen }
     public mutating func disarmTamper() {
         gate.close()
         _tamper.disarm()

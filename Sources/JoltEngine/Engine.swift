@@ -81,7 +81,16 @@ public final class SamplingEngine {
     public private(set) var overflows = 0
     /// Samples skipped between reads without a FIFO (bridged, not a gap).
     public private(set) var skipped = 0
+    /// Woken by the chip's INT pin (`useInterrupt`): how often, and for what.
+    public private(set) var interrupts = InterruptCounts()
     var frames: [ChipSample] = []
+    /// With the INT pin: how long to sleep after a drain that leaves the detectors at rest (the
+    /// safety net for a lost edge; the chip's watermark or motion wakes the loop sooner), and
+    /// after one that does not (something moved: drain often until it rests), µs. nil: polled.
+    var interruptIntervals: (rest: Int64, active: Int64)?
+    /// Whether the last drain left the detectors busy: the loop drains on a short timer and
+    /// leaves the pin unheard until they rest.
+    public private(set) var draining = false
 
     /// Without a FIFO, a longer pause between reads than this is a break in the data, µs.
     public static let stallMicros: Int64 = 250_000
@@ -104,6 +113,39 @@ public final class SamplingEngine {
     /// several a sample), or the FIFO's drain interval within its capacity.
     public static func interval(sensor: ChipSensor, drainMillis: Int32) -> Int64 {
         sensor.usesFIFO ? min(Int64(drainMillis) * 1000, sensor.maxPollMicros) : sensor.readPeriodMicros
+    }
+
+    /// The chip raises its INT pin and the loop sleeps until it does: a FIFO is drained at its
+    /// watermark (a chip without one, such as the MPU6050, once its FIFO is three quarters full)
+    /// or at once on motion; without a FIFO, at each reading. While the detectors are busy after a
+    /// drain, every `activeMillis` (and no slower than a reading).
+    public func useInterrupt(activeMillis: Int64 = 20) {
+        let read = sensor.readPeriodMicros
+        guard sensor.usesFIFO else {
+            // Each reading raises INT; the timer is the safety net for a lost edge.
+            interruptIntervals = (3 * read, 3 * read)
+            nextPoll = clock.now + 3 * read
+            return
+        }
+        let depth = sensor.info.fifoDepth, mark = sensor.watermark
+        let rest = mark > 0 ? read * Int64(mark + (depth - mark) / 2) : sensor.maxPollMicros
+        interruptIntervals = (rest, min(rest, max(read, activeMillis * 1000)))
+        nextPoll = clock.now + rest
+    }
+
+    /// Whether the loop should wake on the INT pin now: it uses it, and is not draining on a timer.
+    public var listening: Bool { interruptIntervals != nil && !draining }
+
+    /// The INT pin rose: what raised it is read from the chip (which clears it), and the chip is
+    /// drained now.
+    public func interrupted(now: Int64) {
+        interrupts.edges += 1
+        if supervisor.phase == .running, let cause = try? sensor.interruptCause() {
+            if cause.contains(.motion) { interrupts.motion += 1 }
+            if cause.contains(.fifoWatermark) { interrupts.watermark += 1 }
+            if cause.contains(.dataReady) { interrupts.dataReady += 1 }
+        }
+        if supervisor.phase == .running { nextPoll = min(nextPoll, now) }
     }
 
     /// The stream time of the next sample, µs.
@@ -158,6 +200,11 @@ public final class SamplingEngine {
             samples += 1
             let e = d.update(s)
             if let c = sink.sample(s, events: e, detectors: d) { d.apply(c) }
+        }
+        if let (rest, active) = interruptIntervals {
+            draining = !d.resting && sensor.usesFIFO
+            nextPoll = clock.now + (draining ? active : rest)
+            return .polled(frames: frames.count)
         }
         nextPoll += intervalMicros
         if nextPoll <= clock.now - intervalMicros { nextPoll = clock.now + intervalMicros }
@@ -234,6 +281,15 @@ public final class SamplingEngine {
         }
         if !frames.isEmpty { lastData = now }
     }
+}
+
+/// How often the INT pin woke the engine, and what the chip said raised it.
+public struct InterruptCounts: Equatable, Sendable {
+    public var edges = 0
+    public var motion = 0
+    public var watermark = 0
+    public var dataReady = 0
+    public init() {}
 }
 
 /// A driver's delay on the engine's clock.

@@ -82,8 +82,9 @@ public final class GPIOLine {
 
     /// Requests the line. Outputs start inactive. `activeLow` makes the kernel invert the
     /// physical level (GPIO_V2_LINE_FLAG_ACTIVE_LOW), so "active" always means on. `pullUp` biases
-    /// an input.
-    public init(_ address: GPIOLineAddress, output: Bool, activeLow: Bool, pullUp: Bool = false, consumer: String = "jolt") throws(GPIOError) {
+    /// an input. `risingEdges`: an input whose changes to active the kernel queues as edge
+    /// events, read from the line's descriptor (GPIO_V2_LINE_FLAG_EDGE_RISING).
+    public init(_ address: GPIOLineAddress, output: Bool, activeLow: Bool, pullUp: Bool = false, risingEdges: Bool = false, consumer: String = "jolt") throws(GPIOError) {
         self.address = address
         isOutput = output
         let chipFD: Int32
@@ -94,6 +95,7 @@ public final class GPIOLine {
         var flags = UInt64(output ? GPIO_V2_LINE_FLAG_OUTPUT.rawValue : GPIO_V2_LINE_FLAG_INPUT.rawValue)
         if activeLow { flags |= UInt64(GPIO_V2_LINE_FLAG_ACTIVE_LOW.rawValue) }
         if pullUp && !output { flags |= UInt64(GPIO_V2_LINE_FLAG_BIAS_PULL_UP.rawValue) }
+        if risingEdges && !output { flags |= UInt64(GPIO_V2_LINE_FLAG_EDGE_RISING.rawValue) }
         do {
             fd = try Sys.gpioRequestLine(chipFD, offset: address.offset, flags: flags, consumer: consumer, initial: output ? false : nil)
         } catch {
@@ -115,6 +117,30 @@ public final class GPIOLine {
     /// Reads the line: true = active.
     public func get() throws(Errno) -> Bool {
         try Sys.gpioGetValue(fd)
+    }
+
+    /// The descriptor that is readable while edge events wait (a line requested with
+    /// `risingEdges`).
+    public var eventDescriptor: Int32 { fd }
+
+    /// Takes the edge events waiting, without blocking: how many, and the kernel's time stamp of
+    /// the last (CLOCK_MONOTONIC, ns; 0 when none).
+    public func takeEdges() -> (count: Int, lastNanos: UInt64) {
+        var count = 0, last: UInt64 = 0
+        let size = MemoryLayout<gpio_v2_line_event>.stride
+        var buffer = [UInt8](repeating: 0, count: size * 16)
+        while true {
+            var p = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            guard (try? Sys.poll(&p, timeoutMicros: 0)) ?? 0 > 0, p[0].revents & Int16(POLLIN) != 0 else { break }
+            let n = buffer.withUnsafeMutableBytes { b in (try? Sys.read(fd, into: b)) ?? 0 }
+            guard n >= size else { break }
+            for k in 0..<(n / size) {
+                last = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: k * size, as: UInt64.self) }   // timestamp_ns comes first
+                count += 1
+            }
+            if n < buffer.count { break }
+        }
+        return (count, last)
     }
 
     /// Sets an output inactive (best effort) and releases the line.

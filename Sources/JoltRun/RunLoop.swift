@@ -73,6 +73,9 @@ package struct RunLoop {
     /// Once the alarm is as it starts (armed at start: its chip checked), before the first poll:
     /// systemd's READY=1 goes here, so that a started service has a chip set up to measure.
     package var started: (() -> Void)? = nil
+    /// The chip's INT pin (`int`): the loop sleeps until it rises, the engine's timer the safety
+    /// net; nil: the chip is polled on the timer alone.
+    package var pin: InterruptPin? = nil
 
     package func run(_ d: inout DefaultDetectors) throws(JoltError) -> RunCommand.Outcome {
         // The alarm at start (once): it may arm; fresh detectors (at start, after a reload) take
@@ -85,7 +88,12 @@ package struct RunLoop {
         // reload, was its own doing: no stall.
         engine.resume(now: clock.now)
         while true {
-            let ready = wait(until: nextWake())
+            let (ready, rose) = wait(until: nextWake())
+            if let pin {
+                // A rise wakes the engine; while it drains on its timer, rises are only taken.
+                let n = pin.take(now: clock.now)
+                if rose && n > 0 { engine.interrupted(now: clock.now) }
+            }
             var turn = Turn(gravity: d.gravity)
             for (w, r) in zip(wakeups, ready) { w.handle(r, &turn) }
             for c in turn.changes { engine.apply(c, to: &d) }
@@ -121,14 +129,25 @@ package struct RunLoop {
         return min(engine.nextPoll, engine.lastData + after)
     }
 
-    /// Waits until `deadline` (run clock) or a wake-up; which of the wake-ups' descriptors woke it.
-    package func wait(until deadline: Int64) -> [Bool] {
+    /// Waits until `deadline` (run clock), a wake-up or the INT pin's rise (while the engine
+    /// listens for it); which of the wake-ups' descriptors woke it, and whether the pin did.
+    package func wait(until deadline: Int64) -> (ready: [Bool], rose: Bool) {
         var fds: [pollfd] = []
         var owner: [Int] = []
         for (i, w) in wakeups.enumerated() {
             for f in w.fds() {
                 fds.append(pollfd(fd: f, events: Int16(POLLIN), revents: 0))
                 owner.append(i)
+            }
+        }
+        var deadline = deadline, riseAt: Int64?
+        if let pin, engine.listening {
+            if let f = pin.descriptor {
+                fds.append(pollfd(fd: f, events: Int16(POLLIN), revents: 0))
+                owner.append(-1)
+            } else if let t = pin.nextRise(after: clock.now, until: deadline) {
+                deadline = t
+                riseAt = t
             }
         }
         if clock.virtual {
@@ -143,8 +162,11 @@ package struct RunLoop {
             }
         }
         var ready = [Bool](repeating: false, count: wakeups.count)
-        for (k, f) in fds.enumerated() where f.revents != 0 { ready[owner[k]] = true }
-        return ready
+        var rose = riseAt.map { clock.now >= $0 } ?? false
+        for (k, f) in fds.enumerated() where f.revents != 0 {
+            if owner[k] < 0 { rose = true } else { ready[owner[k]] = true }
+        }
+        return (ready, rose)
     }
 
     /// While the chip is faulted: whether the run is over anyway (the motion ran out, or the

@@ -81,6 +81,7 @@ extension BoardProfile {
         if new.accelRangeG != accelRangeG { fixed.append("accel_range_g") }
         if new.gyroRangeDps != gyroRangeDps { fixed.append("gyro_range_dps") }
         if new.fifo != fifo || new.fifoPollMillis != fifoPollMillis { fixed.append("fifo") }
+        if new.interrupt != interrupt { fixed.append("int") }
         if new.outputs != outputs { fixed.append("outputs") }
         if new.inputs != inputs { fixed.append("inputs") }
         if new.control != control { fixed.append("control") }

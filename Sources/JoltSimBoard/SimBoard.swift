@@ -81,6 +81,9 @@ package final class SimBoard: Board {
     package func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock { RunClock(virtual: fast, sim: world.clock) }
     package func output(_ line: NamedLine) throws(JoltError) -> OutputLine { SimOutput(name: line.name, spec: line.line) }
     package func input(_ line: NamedLine) throws(JoltError) -> InputLine { SimInput(name: line.name, spec: line.line) }
+    package func interrupt(_ line: InterruptLine) throws(JoltError) -> InterruptPin {
+        SimInterruptPin(spec: line, device: world.device, stepMicros: sensor.readPeriodMicros)
+    }
 
     /// Opens the simulated board. `trace` plays a recording instead of the board's script (its
     /// rate becomes the board's); `source`, the caller's motion (a soak).

@@ -58,3 +58,49 @@ package final class SimInput: InputLine {
     package func set(_ v: Bool) { lock.with { level = v } }
     package func release() {}
 }
+
+/// The simulated chip's INT pin: the twin raises it as the chip would (its interrupt registers
+/// as the plug-in set them), and the pin says when, stepping the twin one reading at a time, so
+/// that the loop sleeps until then (or, on simulated time, jumps there).
+package final class SimInterruptPin: InterruptPin {
+    package let label: String
+    let device: any SimulatedChip
+    let stepMicros: Int64
+    /// Rises taken so far, and the time of one found and not yet taken.
+    var taken = 0
+    var pending: Int64?
+
+    package init(spec: InterruptLine, device: any SimulatedChip, stepMicros: Int64) {
+        label = "int (simulated \(spec.line.label))"
+        self.device = device
+        self.stepMicros = max(stepMicros, 1)
+    }
+
+    package var descriptor: Int32? { nil }
+
+    package func nextRise(after now: Int64, until deadline: Int64) -> Int64? {
+        if let p = pending { return p <= deadline ? p : nil }
+        // From reading to reading: the pin can only rise when the chip makes one.
+        var t = max(now + 1, device.tap.nextAt)
+        while t <= deadline {
+            if device.interruptEdges(by: t) > taken {
+                pending = t
+                return t
+            }
+            let next = device.tap.nextAt
+            t = next > t ? next : t + stepMicros
+        }
+        return nil
+    }
+
+    package func take(now: Int64) -> Int {
+        let edges = device.interruptEdges(by: max(now, pending ?? now))
+        defer {
+            taken = edges
+            pending = nil
+        }
+        return edges - taken
+    }
+
+    package func release() {}
+}

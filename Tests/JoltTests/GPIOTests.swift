@@ -72,6 +72,34 @@ struct GPIOTests {
         #expect(mock.failures == [])
     }
 
+    @Test("the INT pin's line: an input for rising edges, no bias; its edge events taken without blocking, the last one's time kept")
+    func interruptLine() throws {
+        // GPIO_V2_LINE_FLAG_EDGE_RISING is bit 4. A pipe stands for the line's descriptor, so that
+        // poll (not mocked) sees it readable; the read itself is the mock's.
+        var p: [Int32] = [0, 0]
+        #expect(pipe(&p) == 0)
+        defer { Glibc.close(p[1]) }
+        _ = Glibc.write(p[1], "x", 1)
+        // struct gpio_v2_line_event: timestamp_ns (u64) first, 48 bytes in all.
+        func event(_ ns: UInt64) -> [UInt8] { withUnsafeBytes(of: ns.littleEndian) { Array($0) } + [UInt8](repeating: 0, count: 40) }
+        let mock = SyscallMock(expect: [
+            (.open(path: "/dev/gpiochip0", flags: O_RDONLY), .ok(3)),
+            (.gpioRequestLine(fd: 3, offset: 4, flags: Self.input | (1 << 4), consumer: "jolt", initial: nil), .ok(p[0])),
+            (.close(fd: 3), .ok()),
+            (.read(fd: p[0], count: 48 * 16), SyscallReply(result: 96, bytes: event(1_000) + event(2_500))),
+            (.close(fd: p[0]), .ok()),
+        ])
+        try SyscallMock.$current.withValue(mock) {
+            let line = try GPIOLine(GPIOLineAddress(chip: "/dev/gpiochip0", offset: 4), output: false, activeLow: false, risingEdges: true)
+            let edges = line.takeEdges()
+            #expect(edges.count == 2 && edges.lastNanos == 2_500)
+            line.release()
+        }
+        Glibc.close(p[0])
+        #expect(mock.failures == [])
+        #expect(mock.remaining.isEmpty)
+    }
+
     @Test("errors: no such line, permission denied, line busy")
     func errors() {
         let none = SyscallMock(expect: [
