@@ -8,18 +8,21 @@ import JoltJSON
 import JoltMotion
 import JoltTrace
 
-func daemon(fifo: Bool) -> (cpuPercent: Double, wakeups: Double, transactions: Double)? {
+/// `jolt run` on the simulated MPU6050 at 100 Hz for `--daemon-seconds`: its CPU share, wake-ups
+/// and bus transactions a second. `motion`: the simulated board's script, looped; `int`: the
+/// chip's INT pin wired (the loop sleeps until the twin raises it).
+func daemon(fifo: Bool, motion: String = "demo", int: Bool = false) -> (cpuPercent: Double, wakeups: Double, transactions: Double)? {
     guard o.daemonSeconds > 0 else { return nil }
-    let board = tmp + "/sim-\(fifo).json"
+    let board = tmp + "/sim-\(fifo)-\(motion)-\(int).json"
     let text = """
         { "name": "bench", "bus": "sim", "chip": "mpu6050", "rate_hz": 100, "accel_range_g": 16,
-          "gyro_range_dps": 2000, "fifo": \(fifo), "fifo_poll_ms": 200,
-          "sim": { "motion": "demo", "loop": true } }
+          "gyro_range_dps": 2000, "fifo": \(fifo), "fifo_poll_ms": 200, \(int ? "\"int\": { \"line\": \"GPIO4\" }," : "")
+          "sim": { "motion": "\(motion)", "loop": true } }
         """
     let f = fopen(board, "w")!
     fputs(text, f)
     fclose(f)
-    log("daemon: jolt run for \(o.daemonSeconds) s, FIFO \(fifo ? "on" : "off")…")
+    log("daemon: jolt run for \(o.daemonSeconds) s, FIFO \(fifo ? "on" : "off"), \(motion)\(int ? ", INT" : "")…")
     let r = spawn([joltPath, "run", "--board", board, "--json", "--seconds", "\(o.daemonSeconds)"])
     guard r.status == 0 else { log("jolt run failed: \(r.err)"); return nil }
     // "stopped: N samples over S s, E events, T bus transactions (x/s), W wake-ups (y/s)"

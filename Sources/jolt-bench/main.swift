@@ -288,6 +288,9 @@ let replay = replayBench(jolt: joltPath, dir: tmp, minutes: o.replayMinutes, run
 // Daemon: jolt run on the simulated board at 100 Hz, with the FIFO and without.
 let daemonFIFO = daemon(fifo: true)
 let daemonPlain = daemon(fifo: false)
+// At rest, polled and woken by the chip's INT pin (docs/hardware.md, "The INT pin").
+let daemonRestPolled = daemon(fifo: true, motion: "rest")
+let daemonRestInt = daemon(fifo: true, motion: "rest", int: true)
 
 // Stop latency: jolt run with its alarm sounding, SIGTERM at a random moment of the cadence, the
 // time until the process has exited (its outputs go inactive before it exits, so this bounds
@@ -340,7 +343,8 @@ if o.json {
         "replay": ["samples": .int(replay.samples), "seconds": num(replay.seconds, 4), "samples_per_second": num(replay.rate, 0),
                    "wc_l_seconds": num(replay.wcSeconds, 4), "ratio_to_wc_l": num(replay.ratioToWc, 2),
                    "parse_ns_per_sample": num(replay.parseNs, 1), "detect_ns_per_sample": num(median(fixedTimes), 1), "ok": .bool(replay.ok)],
-        "daemon": ["seconds": .int(o.daemonSeconds), "fifo": d(daemonFIFO), "no_fifo": d(daemonPlain)],
+        "daemon": ["seconds": .int(o.daemonSeconds), "fifo": d(daemonFIFO), "no_fifo": d(daemonPlain),
+                   "rest_polled": d(daemonRestPolled), "rest_int": d(daemonRestInt)],
         "stop_after_sigterm_ms": stops.isEmpty ? nil : ["trials": .int(stops.count), "p50": num(median(stops), 1), "max": num(stops.max(), 1)],
         "core_code_bytes_cortex_m": coreBytes.map { .int($0) } ?? nil, "firmware_code_bytes_cortex_m": firmwareBytes.map { .int($0) } ?? nil,
     ]
@@ -368,6 +372,8 @@ if o.json {
     t += "\njolt run, simulated MPU6050 at 100 Hz for \(o.daemonSeconds) s\n"
     t += d("  with the FIFO   ", daemonFIFO)
     t += d("  without the FIFO", daemonPlain)
+    t += d("  at rest, polled ", daemonRestPolled)
+    t += d("  at rest, INT    ", daemonRestInt)
     t += "\nSIGTERM while the alarm sounds → outputs inactive and exited: " + (stops.isEmpty ? "not measured" : "p50 \(f(median(stops), 1)) ms, max \(f(stops.max(), 1)) ms over \(stops.count) runs") + "\n"
     t += "\ncore code for Cortex-M (Embedded Swift, armv7em, -Osize): \(firmwareBytes.map { "\($0) bytes" } ?? "—") for a firmware with the default detectors and the alarm; \(coreBytes.map { "\($0) bytes" } ?? "—") for the whole module with every algorithm\n"
     print(t, terminator: "")
