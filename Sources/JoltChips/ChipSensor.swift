@@ -19,7 +19,7 @@ public final class ChipSensor {
     public init(_ chip: Chip, bus: any I2CBus, busName: String, address: UInt8, settings: SensorSettings, oversample: Bool = false) throws(SettingsProblem) {
         if let why = chip.sensor.unsupported(settings) { throw SettingsProblem(message: why) }
         if settings.interrupt != nil && chip.info.interruptSetUp.isEmpty {
-            throw SettingsProblem(message: "Jolt does not set up the \(chip.info.part)'s INT pin yet (it sets up the \(ChipRegistry.all.filter { !$0.info.interruptSetUp.isEmpty }.map(\.info.part).joined(separator: " and ")) ones): remove \"int\" to poll it")
+            throw SettingsProblem(message: "Jolt does not set up the \(chip.info.part)'s INT pin yet: remove \"int\" to poll it")
         }
         interruptWired = settings.interrupt != nil
         self.chip = chip

@@ -190,8 +190,7 @@ extension BoardProfile {
         let motion = try r.integer("motion_mg", 32...2000, "mg") ?? InterruptPlan.defaultMotionMilliG
         let line = try parseLine(r, input: true)
         if let chip, chip.info.interruptSetUp.isEmpty {
-            let wired = ChipRegistry.all.filter { !$0.info.interruptSetUp.isEmpty }.map(\.info.part).joined(separator: " and ")
-            throw JoltError(.config, "\(r.file):\(r.line): int: Jolt does not set up the \(chip.info.part)'s INT pin yet (it does the \(wired)'s): remove \"int\" to poll the chip")
+            throw JoltError(.config, "\(r.file):\(r.line): int: Jolt does not set up the \(chip.info.part)'s INT pin yet: remove \"int\" to poll the chip")
         }
         return InterruptLine(line: line, motionMilliG: motion)
     }

@@ -19,6 +19,13 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     var latest: (Int16, Int16, Int16) = (0, 0, 0)
     public var frozen = false
     public var selfTestGainPercent: Int32 = 100
+    /// Interrupt 1: the high-pass filter's base (mg × 1024), whether its condition holds, a
+    /// reading not yet read (ZYXDA); INT1's level and its rises since power-on.
+    var highPassBase: (x: Int64, y: Int64, z: Int64)?
+    var interrupt1Active = false
+    var unread = false
+    var interruptHigh = false
+    public private(set) var interruptRises = 0
 
     public init(source: MotionSource) {
         tap = MotionTap(source)
@@ -32,6 +39,10 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
         fifo.removeAll()
         overrun = false
         latest = (0, 0, 0)
+        highPassBase = nil
+        interrupt1Active = false
+        unread = false
+        interruptHigh = false
     }
 
     func reg(_ r: LIS3DHRegister) -> UInt8 { regs[Int(r.rawValue)] }
@@ -72,6 +83,43 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
             fifo.append(latest)
             if fifo.count == LIS3DHSpec.fifoDepth { overrun = true }
         }
+        unread = true
+        interrupt1Active = interrupt1(last.accel, range: range)
+        updatePin()
+    }
+
+    /// Interrupt 1's condition (non-latched): a high event on an enabled axis of INT1_CFG, the
+    /// reading high-passed when CTRL_REG2's HP_IA1 says (normal mode, the cutoff HPCF gives at
+    /// the rate: ODR / 50 halved per step), past INT1_THS.
+    func interrupt1(_ a: Vec3, range: LIS3DHRange) -> Bool {
+        let x = Int64(a.x) << 10, y = Int64(a.y) << 10, z = Int64(a.z) << 10
+        var f = (x: x, y: y, z: z)
+        if reg(.CTRL_REG2) & 0x01 != 0, let p = periodMicros {
+            let b = highPassBase ?? (x, y, z)
+            let cutoffMilliHz = max(Int64(1_000_000_000 / p) / 50 >> Int64((reg(.CTRL_REG2) >> 4) & 3), 1)
+            let tau = 159_155_000 / cutoffMilliHz, k = (p << 16) / (tau + p)
+            f = (x - b.x, y - b.y, z - b.z)
+            highPassBase = (b.x + ((f.x * k) >> 16), b.y + ((f.y * k) >> 16), b.z + ((f.z * k) >> 16))
+        }
+        let limit = (Int64(reg(.INT1_THS) & 0x7F) * Int64(range.thresholdMilliG)) << 10
+        let cfg = reg(.INT1_CFG)
+        guard limit > 0 else { return false }
+        return (cfg & 0x02 != 0 && abs(f.x) > limit) || (cfg & 0x08 != 0 && abs(f.y) > limit) || (cfg & 0x20 != 0 && abs(f.z) > limit)
+    }
+
+    /// INT1's level from what CTRL_REG3 routes to it; a rise counted.
+    func updatePin() {
+        let en = LIS3DHInterrupt1(rawValue: reg(.CTRL_REG3))
+        let fth = Int(reg(.FIFO_CTRL_REG) & 0x1F)
+        let high = (en.contains(.ia1) && interrupt1Active) || (en.contains(.watermark) && fifoOn && fifo.count > fth)
+            || (en.contains(.dataReady) && unread)
+        if high && !interruptHigh { interruptRises += 1 }
+        interruptHigh = high
+    }
+
+    public func interruptEdges(by now: Int64) -> Int {
+        advance(to: now)
+        return interruptRises
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
@@ -87,7 +135,7 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
         guard Int(r) < regs.count else { return }
         switch LIS3DHRegister(rawValue: r) {
-        case .WHO_AM_I, .STATUS_REG, .FIFO_SRC_REG, .OUT_X_L:
+        case .WHO_AM_I, .STATUS_REG, .FIFO_SRC_REG, .OUT_X_L, .INT1_SRC, .REFERENCE:
             return
         case .CTRL_REG1:
             let wasOn = periodMicros != nil
@@ -128,11 +176,13 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
                 if autoIncrement { pointer &+= 1 }
             }
         }
+        updatePin()
     }
 
     func popSample() -> [UInt8] {
         let v = fifoOn && !fifo.isEmpty ? fifo.removeFirst() : latest
         if fifo.count < LIS3DHSpec.fifoDepth { overrun = false }
+        unread = false
         return [v.0, v.1, v.2].flatMap { x -> [UInt8] in
             let u = UInt16(bitPattern: x)
             return [UInt8(u & 0xFF), UInt8(u >> 8)]
@@ -146,7 +196,13 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
             return regs[Int(r)] | (now < bootDoneAt ? LIS3DHControl5.boot.rawValue : 0)
         case .FIFO_SRC_REG:
             let level = UInt8(min(fifo.count, 31))
-            return (overrun ? LIS3DHFIFOSource.overrun.rawValue : 0) | (fifo.isEmpty ? LIS3DHFIFOSource.empty.rawValue : 0) | level
+            let wtm = fifo.count > Int(reg(.FIFO_CTRL_REG) & 0x1F) ? LIS3DHFIFOSource.watermark.rawValue : 0
+            return wtm | (overrun ? LIS3DHFIFOSource.overrun.rawValue : 0) | (fifo.isEmpty ? LIS3DHFIFOSource.empty.rawValue : 0) | level
+        case .INT1_SRC:
+            return interrupt1Active ? 0x40 : 0
+        case .REFERENCE:
+            highPassBase = nil   // reading it resets the high-pass filter
+            return regs[Int(r)]
         default:
             return regs[Int(r)]
         }

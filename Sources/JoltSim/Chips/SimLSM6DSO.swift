@@ -30,6 +30,15 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     public var bootMicros: Int64 = 10_000
     public var frozen = false
     public var selfTestGainPercent: Int32 = 100
+    /// The wake-up: the last accelerometer reading (mg) for the slope filter, whether the event
+    /// holds (WU_IA, not latched); an accelerometer reading not yet read (XLDA); INT1's level and
+    /// its rises since power-on.
+    var lastAccel: Vec3?
+    var highPassBase: (x: Int64, y: Int64, z: Int64)?
+    var wakeUp = false
+    var unread = false
+    var interruptHigh = false
+    public private(set) var interruptRises = 0
 
     public init(source: MotionSource) {
         tap = MotionTap(source)
@@ -44,6 +53,11 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
         overrunLatched = false
         overrunNow = false
         slotCounter = 0
+        lastAccel = nil
+        highPassBase = nil
+        wakeUp = false
+        unread = false
+        interruptHigh = false
     }
 
     func reg(_ r: LSM6DSORegister) -> UInt8 { regs[Int(r.rawValue)] }
@@ -77,6 +91,9 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
         let a = bytes(s.accel, accel.microGPerLSB)
         let g = gyroOn ? bytes(s.gyro, gyro.microDpsPerLSB) : [UInt8](repeating: 0, count: 6)
         for (i, b) in (g + a).enumerated() { regs[Int(LSM6DSORegister.OUTX_L_G.rawValue) + i] = b }
+        unread = true
+        wakeUp = detectWakeUp(s.accel, range: accel)
+        defer { updatePin() }
         guard fifoOn else { return }
         let batch = reg(.FIFO_CTRL3)
         if batch >> 4 != 0 { push(.gyroscopeNC, g) }
@@ -95,6 +112,49 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
         fifo.append([t] + data)
     }
 
+    /// The wake-up (TAP_CFG2's INTERRUPTS_ENABLE): the slope filter (half the change since the
+    /// last reading) or, with TAP_CFG0's SLOPE_FDS, the high-pass filter (first order, at the
+    /// ODR divided as CTRL8_XL's HPCF_XL says), past WK_THS (FS_XL / 2⁶ a count, or / 2⁸ with
+    /// WAKE_THS_W) on any axis.
+    func detectWakeUp(_ a: Vec3, range: LSM6DSOAccelRange) -> Bool {
+        defer { lastAccel = a }
+        let x = Int64(a.x) << 10, y = Int64(a.y) << 10, z = Int64(a.z) << 10
+        var d: (x: Int64, y: Int64, z: Int64)
+        if reg(.TAP_CFG0) & LSM6DSOSpec.SLOPE_FDS != 0, let p = periodMicros {
+            let b = highPassBase ?? (x, y, z)
+            let divider: [Int64] = [4, 10, 20, 45, 100, 200, 400, 800]
+            let cutoffMilliHz = max(1_000_000_000 / p / divider[Int(reg(.CTRL8_XL) >> 5)], 1)
+            let tau = 159_155_000 / cutoffMilliHz, k = (p << 16) / (tau + p)
+            d = (x - b.x, y - b.y, z - b.z)
+            highPassBase = (b.x + ((d.x * k) >> 16), b.y + ((d.y * k) >> 16), b.z + ((d.z * k) >> 16))
+        } else {
+            guard let last = lastAccel else { return false }
+            d = ((x - (Int64(last.x) << 10)) / 2, (y - (Int64(last.y) << 10)) / 2, (z - (Int64(last.z) << 10)) / 2)
+        }
+        guard reg(.TAP_CFG2) & LSM6DSOSpec.INTERRUPTS_ENABLE != 0 else { return false }
+        let fine = reg(.WAKE_UP_DUR) & LSM6DSOSpec.WAKE_THS_W != 0
+        let limit = (Int64(reg(.WAKE_UP_THS) & 0x3F) * Int64(range.g) * 1000 / (fine ? 256 : 64)) << 10
+        return limit > 0 && (abs(d.x) > limit || abs(d.y) > limit || abs(d.z) > limit)
+    }
+
+    /// INT1's level, active high (CTRL3_C's H_LACTIVE 0): the FIFO at its watermark (INT1_CTRL's
+    /// INT1_FIFO_TH), a reading not yet read (INT1_DRDY_XL), the wake-up (MD1_CFG's INT1_WU); a
+    /// rise counted.
+    func updatePin() {
+        let ctrl = reg(.INT1_CTRL)
+        let mark = Int(reg(.FIFO_CTRL1)) | Int(reg(.FIFO_CTRL2) & 1) << 8
+        let high = (ctrl & LSM6DSOSpec.INT1_FIFO_TH != 0 && fifoOn && mark > 0 && fifo.count >= mark)
+            || (ctrl & LSM6DSOSpec.INT1_DRDY_XL != 0 && unread)
+            || (reg(.MD1_CFG) & LSM6DSOSpec.INT1_WU != 0 && wakeUp)
+        if high && !interruptHigh { interruptRises += 1 }
+        interruptHigh = high
+    }
+
+    public func interruptEdges(by now: Int64) -> Int {
+        advance(to: now)
+        return interruptRises
+    }
+
     public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
 
     func next(after r: UInt8) -> UInt8 { autoIncrement ? r &+ 1 : r }
@@ -103,7 +163,7 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
         guard Int(r) < regs.count else { return }
         switch LSM6DSORegister(rawValue: r) {
-        case .WHO_AM_I, .STATUS_REG, .FIFO_STATUS1, .FIFO_STATUS2, .FIFO_DATA_OUT_TAG:
+        case .WHO_AM_I, .STATUS_REG, .FIFO_STATUS1, .FIFO_STATUS2, .FIFO_DATA_OUT_TAG, .WAKE_UP_SRC:
             return
         case .CTRL3_C:
             if v & LSM6DSOCTRL3.SW_RESET.rawValue != 0 {
@@ -138,10 +198,12 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
                 buffer[i] = word[Int(pointer - 0x78)]
                 if autoIncrement { pointer = pointer == 0x7E ? 0x78 : pointer + 1 }
             } else {
+                if (0x22...0x2D).contains(pointer) { unread = false }
                 buffer[i] = load(pointer, now: now)
                 if autoIncrement { pointer &+= 1 }
             }
         }
+        updatePin()
     }
 
     func popWord() -> [UInt8] {
@@ -162,8 +224,12 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
             if overrunNow { s.insert(.FIFO_OVR_IA) }
             if overrunLatched { s.insert(.FIFO_OVR_LATCHED) }
             if fifo.count == LSM6DSOSpec.fifoWords { s.insert(.FIFO_FULL_IA) }
+            let mark = Int(reg(.FIFO_CTRL1)) | Int(reg(.FIFO_CTRL2) & 1) << 8
+            if mark > 0 && fifo.count >= mark { s.insert(.FIFO_WTM_IA) }
             overrunLatched = false
             return s.rawValue | UInt8(fifo.count >> 8) & LSM6DSOFIFOStatus2.diffHighMask
+        case .WAKE_UP_SRC:
+            return wakeUp ? LSM6DSOSpec.WU_IA : 0
         default:
             return regs[Int(r)]
         }

@@ -18,7 +18,22 @@ public struct LIS3DH<Bus: I2CBus>: RegisterMapped {
         public var range: LIS3DHRange = .g4
         /// Whether samples go through the 32-level FIFO (stream mode).
         public var fifo = true
+        /// INT1, when a board wires it: motion (interrupt 1 through the high-pass filter), and the
+        /// FIFO's watermark (or, without the FIFO, each reading).
+        public var interrupt: InterruptPlan?
         public init() {}
+
+        /// FIFO_CTRL_REG: bypass, or stream mode with the watermark's FTH when INT is wired.
+        public var fifoControl: UInt8 {
+            guard fifo else { return LIS3DHFIFOMode.bypass.rawValue }
+            return LIS3DHFIFOMode.stream.rawValue | (interrupt == nil ? 0 : LIS3DHSpec.watermarkThreshold)
+        }
+
+        /// CTRL_REG3 with INT wired: interrupt 1, and the watermark or each reading.
+        public var interruptsEnabled: LIS3DHInterrupt1 {
+            guard interrupt != nil else { return [] }
+            return fifo ? [.ia1, .watermark] : [.ia1, .dataReady]
+        }
 
         /// A board's settings, as near as the chip comes to them (its plug-in refuses what it
         /// cannot do before a driver is made).
@@ -26,6 +41,7 @@ public struct LIS3DH<Bus: I2CBus>: RegisterMapped {
             rate = LIS3DHRate(milliHz: s.rateMilliHz) ?? .hz100
             range = LIS3DHRange(g: s.accelRangeG) ?? .g4
             fifo = s.fifo
+            interrupt = s.interrupt
         }
     }
 
@@ -62,20 +78,44 @@ public struct LIS3DH<Bus: I2CBus>: RegisterMapped {
         let axes = LIS3DHSpec.powerOnControl1   // Zen | Yen | Xen
         let control4 = LIS3DHControl4([.blockDataUpdate, .highResolution]).rawValue | c.range.rawValue
         let control5 = c.fifo ? LIS3DHControl5.fifoEnable.rawValue : 0
-        let fifo = c.fifo ? LIS3DHFIFOMode.stream.rawValue : LIS3DHFIFOMode.bypass.rawValue
+        let fifo = c.fifoControl
         let control1 = c.rate.rawValue | axes
         try write(.CTRL_REG1, axes)
         try write(.CTRL_REG4, control4)
         try write(.CTRL_REG5, control5)
         try write(.FIFO_CTRL_REG, LIS3DHFIFOMode.bypass.rawValue)
         try write(.FIFO_CTRL_REG, fifo)
+        if let plan = c.interrupt {
+            try write(.CTRL_REG2, LIS3DHSpec.interruptHighPass)
+            try write(.CTRL_REG6, 0)   // active high
+            try write(.INT1_THS, Self.thresholdCount(milliG: plan.motionMilliG, range: c.range))
+            try write(.INT1_DURATION, 0)
+            try write(.INT1_CFG, LIS3DHSpec.interruptAxes)
+            try write(.CTRL_REG3, c.interruptsEnabled.rawValue)
+        }
         try write(.CTRL_REG1, control1)
+        // The high-pass filter starts from the reading of now (AN3308 §4.3).
+        if c.interrupt != nil { _ = try read(.REFERENCE) }
         let expected: [(LIS3DHRegister, UInt8)] = [(.CTRL_REG1, control1), (.CTRL_REG4, control4), (.CTRL_REG5, control5), (.FIFO_CTRL_REG, fifo)]
         for (r, w) in expected {
             let got = try read(r)
             if got != w { throw .notApplied(register: r.rawValue, wrote: w, read: got) }
         }
         configuration = c
+    }
+
+    /// INT1_THS for a threshold in mg at `range`: at least one count, at most 127.
+    public static func thresholdCount(milliG: Int32, range: LIS3DHRange) -> UInt8 {
+        let k = range.thresholdMilliG
+        return UInt8(max(1, min(127, (milliG + k / 2) / k)))
+    }
+
+    /// What raised INT1: FIFO_SRC_REG and INT1_SRC in one read (INT1_CFG between them).
+    public mutating func interruptSources() throws(ChipError) -> (fifo: LIS3DHFIFOSource, ia1: Bool) {
+        try withScratch16 { (p) throws(ChipError) in
+            try read(.FIFO_SRC_REG, sub: LIS3DHSpec.autoIncrement, into: p, count: 3)
+            return (LIS3DHFIFOSource(rawValue: p[0]), p[2] & 0x40 != 0)
+        }
     }
 
     /// Turns self-test 0's force on or off (CTRL_REG4's ST bits, DS 8.11).

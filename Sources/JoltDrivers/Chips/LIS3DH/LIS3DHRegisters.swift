@@ -10,14 +10,19 @@ public enum LIS3DHRegister: UInt8, Sendable, CaseIterable, DatasheetRegister {
     case WHO_AM_I = 0x0F
     /// CTRL_REG1: ODR [7:4], LPen bit 3, Zen bit 2, Yen bit 1, Xen bit 0; power-on 0x07 (DS 8.8).
     case CTRL_REG1 = 0x20
-    /// CTRL_REG2: high-pass filter (DS 8.9).
+    /// CTRL_REG2: HPM [7:6], HPCF [5:4], FDS bit 3, HP_IA1 bit 0: the high-pass filter, and
+    /// whether interrupt 1 reads through it (DS 8.9).
     case CTRL_REG2 = 0x21
-    /// CTRL_REG3: interrupts on INT1 (DS 8.10).
+    /// CTRL_REG3: what INT1 raises: I1_IA1 bit 6, I1_ZYXDA bit 4, I1_WTM bit 2 (DS 8.10).
     case CTRL_REG3 = 0x22
     /// CTRL_REG4: BDU bit 7, BLE bit 6, FS [5:4], HR bit 3, ST [2:1], SIM bit 0 (DS 8.11).
     case CTRL_REG4 = 0x23
     /// CTRL_REG5: BOOT bit 7, FIFO_EN bit 6, LIR_INT1 bit 3, D4D_INT1 bit 2 (DS 8.12).
     case CTRL_REG5 = 0x24
+    /// CTRL_REG6: INT_POLARITY bit 1 (0: INT1 and INT2 active high) (DS 8.13).
+    case CTRL_REG6 = 0x25
+    /// REFERENCE: reading it resets the high-pass filter in normal mode (DS 8.14, AN3308 §4.3).
+    case REFERENCE = 0x26
     /// STATUS_REG: ZYXOR bit 7, ZYXDA bit 3 (DS 8.15).
     case STATUS_REG = 0x27
     /// OUT_X_L: first of 6 data bytes, x, y, z, each a left-justified little-endian int16
@@ -27,6 +32,14 @@ public enum LIS3DHRegister: UInt8, Sendable, CaseIterable, DatasheetRegister {
     case FIFO_CTRL_REG = 0x2E
     /// FIFO_SRC_REG: WTM bit 7, OVRN_FIFO bit 6, EMPTY bit 5, FSS [4:0] unread levels (DS 8.23).
     case FIFO_SRC_REG = 0x2F
+    /// INT1_CFG: AOI bit 7, 6D bit 6, ZHIE bit 5, ZLIE 4, YHIE 3, YLIE 2, XHIE 1, XLIE 0 (DS 8.24).
+    case INT1_CFG = 0x30
+    /// INT1_SRC: IA bit 6 (an interrupt is active), then ZH … XL (DS 8.25).
+    case INT1_SRC = 0x31
+    /// INT1_THS: the threshold, 7 bits: 16, 32, 62 or 186 mg a count at ±2, ±4, ±8, ±16 g (DS 8.26).
+    case INT1_THS = 0x32
+    /// INT1_DURATION: how long past the threshold, 1/ODR a count (DS 8.27).
+    case INT1_DURATION = 0x33
 }
 
 /// LIS3DH constants.
@@ -53,6 +66,23 @@ public enum LIS3DHSpec {
     public static let selfTestLimits: ClosedRange<Int32> = 68...1440
     /// The self-test is specified at ±2 g (DS Table 4).
     public static let selfTestRange = LIS3DHRange.g2
+    /// FIFO_CTRL_REG's FTH with INT wired: WTM rises once the FIFO holds more than 23 levels,
+    /// at 24 of 32, a quarter left for the host to answer in (DS 8.22-8.23).
+    public static let watermarkThreshold: UInt8 = 23
+    /// CTRL_REG2 with INT wired: normal high-pass mode, HPCF 10 (0.5 Hz at 100 Hz, DS Table 32,
+    /// AN3308 Table 9), for interrupt 1 only (HP_IA1); the data registers stay unfiltered.
+    public static let interruptHighPass: UInt8 = 0x21
+    /// INT1_CFG with INT wired: an OR of the high events of x, y and z.
+    public static let interruptAxes: UInt8 = 0x2A
+}
+
+/// CTRL_REG3 bits: what INT1 raises (DS 8.10).
+public struct LIS3DHInterrupt1: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let ia1 = LIS3DHInterrupt1(rawValue: 1 << 6)
+    public static let dataReady = LIS3DHInterrupt1(rawValue: 1 << 4)
+    public static let watermark = LIS3DHInterrupt1(rawValue: 1 << 2)
 }
 
 /// CTRL_REG4 bits (DS 8.11).
@@ -106,6 +136,16 @@ public enum LIS3DHRange: UInt8, CaseIterable, Sendable {
         case .g4: return 4
         case .g8: return 8
         case .g16: return 16
+        }
+    }
+
+    /// mg a count of INT1_THS at this range (DS 8.26).
+    public var thresholdMilliG: Int32 {
+        switch self {
+        case .g2: return 16
+        case .g4: return 32
+        case .g8: return 62
+        case .g16: return 186
         }
     }
 

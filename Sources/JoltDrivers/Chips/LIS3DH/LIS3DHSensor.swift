@@ -11,7 +11,8 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
                  addressPin: "SA0 high makes it 0x19", idRegister: LIS3DHRegister.WHO_AM_I.rawValue,
                  idRegisterName: LIS3DHRegister.WHO_AM_I.name, id: LIS3DHSpec.whoAmI,
                  accelRangesG: LIS3DHRange.allCases.map(\.g), gyroRangesDps: [], rates: .list(LIS3DHRate.allCases.map(\.milliHz)),
-                 fifoDepth: LIS3DHSpec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion], selfTest: true)
+                 fifoDepth: LIS3DHSpec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion],
+                 interruptSetUp: [.motion, .fifoWatermark, .dataReady], selfTest: true)
     }
 
     public static func registerName(_ r: UInt8) -> String? { LIS3DHRegister(rawValue: r & ~LIS3DHSpec.autoIncrement)?.name }
@@ -38,6 +39,7 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
         var c = wanted
         c.range = LIS3DHSpec.selfTestRange
         c.fifo = false
+        c.interrupt = nil   // INT stays quiet through the test
         try driver.configure(c)
         let ms = UInt32(max(1000 / max(rateMilliHz / 1000, 1), 1))
         delay.delay(milliseconds: 90)   // AN3308: wait 90 ms for stable output after a change
@@ -49,6 +51,19 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
         return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: Array(repeating: LIS3DHSpec.selfTestLimits, count: 3),
                               magnitudeOnly: true, noiseMilliG: off.noise)
     }
+
+    /// FIFO_SRC_REG's WTM and INT1_SRC's IA; without the FIFO, a reading when neither (the only
+    /// other source INT1 is set up for).
+    public mutating func interruptCause() throws(ChipError) -> ChipInterrupts {
+        let s = try driver.interruptSources()
+        var c: ChipInterrupts = []
+        if s.ia1 { c.insert(.motion) }
+        if wanted.fifo && s.fifo.contains(.watermark) { c.insert(.fifoWatermark) }
+        if !wanted.fifo && !s.ia1 { c.insert(.dataReady) }
+        return c
+    }
+
+    public var watermark: Int { wanted.fifo && wanted.interrupt != nil ? Int(LIS3DHSpec.watermarkThreshold) + 1 : 0 }
 
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
         guard wanted.fifo else {

@@ -23,7 +23,13 @@ public struct LSM6DSO<Bus: I2CBus>: RegisterMapped {
         public var gyroRange: LSM6DSOGyroRange = .dps500
         /// Whether readings go through the FIFO (continuous mode).
         public var fifo = true
+        /// INT1, when a board wires it: the wake-up (the slope filter past WK_THS), and the FIFO's
+        /// watermark (or, without the FIFO, each accelerometer reading).
+        public var interrupt: InterruptPlan?
         public init() {}
+
+        /// The watermark in words (0 when INT is not wired).
+        public var watermarkWords: Int { interrupt != nil && fifo ? 2 * LSM6DSOSpec.watermarkReadings(rateMilliHz: rate.milliHz) : 0 }
 
         /// A board's settings, as near as the chip comes to them (its plug-in refuses what it
         /// cannot do before a driver is made).
@@ -32,6 +38,7 @@ public struct LSM6DSO<Bus: I2CBus>: RegisterMapped {
             accelRange = LSM6DSOAccelRange(g: s.accelRangeG) ?? .g4
             gyroRange = LSM6DSOGyroRange(dps: s.gyroRangeDps) ?? .dps500
             fifo = s.fifo
+            interrupt = s.interrupt
         }
     }
 
@@ -86,6 +93,7 @@ public struct LSM6DSO<Bus: I2CBus>: RegisterMapped {
         try write(.FIFO_CTRL4, LSM6DSOFIFOMode.bypass.rawValue)
         try write(.FIFO_CTRL3, batch)
         try write(.FIFO_CTRL4, mode)
+        if let plan = c.interrupt { try setUpInterrupt(plan, c) }
         try write(.CTRL1_XL, accel)
         try write(.CTRL2_G, gyro)
         let expected: [(LSM6DSORegister, UInt8)] = [(.CTRL1_XL, accel), (.CTRL2_G, gyro), (.CTRL3_C, control3), (.FIFO_CTRL3, batch), (.FIFO_CTRL4, mode)]
@@ -95,6 +103,41 @@ public struct LSM6DSO<Bus: I2CBus>: RegisterMapped {
         }
         configuration = c
         slot = Slot()
+    }
+
+    /// INT1 (CTRL3_C leaves it active high and push-pull): the watermark in FIFO_CTRL1 and 2
+    /// and INT1_FIFO_TH (or INT1_DRDY_XL without the FIFO); the wake-up on the high-pass filter
+    /// (CTRL8_XL's cutoff, TAP_CFG0's SLOPE_FDS), its threshold in the finer weight when it fits (FS_XL / 2⁸ a count, else
+    /// FS_XL / 2⁶), WAKE_DUR 0, routed to INT1, the basic interrupts enabled.
+    mutating func setUpInterrupt(_ plan: InterruptPlan, _ c: Configuration) throws(ChipError) {
+        let words = c.watermarkWords
+        try write(.FIFO_CTRL1, UInt8(words & 0xFF))
+        try write(.FIFO_CTRL2, UInt8(words >> 8))
+        try write(.INT1_CTRL, c.fifo ? LSM6DSOSpec.INT1_FIFO_TH : LSM6DSOSpec.INT1_DRDY_XL)
+        let (count, fine) = Self.wakeThreshold(milliG: plan.motionMilliG, range: c.accelRange)
+        try write(.CTRL8_XL, LSM6DSOSpec.wakeUpHighPass)
+        try write(.TAP_CFG0, LSM6DSOSpec.SLOPE_FDS)
+        try write(.WAKE_UP_THS, count)
+        try write(.WAKE_UP_DUR, fine ? LSM6DSOSpec.WAKE_THS_W : 0)
+        try write(.MD1_CFG, LSM6DSOSpec.INT1_WU)
+        try write(.TAP_CFG2, LSM6DSOSpec.INTERRUPTS_ENABLE)
+    }
+
+    /// WK_THS for a threshold in mg: a count of FS_XL / 2⁸ when 63 of them reach it, else of
+    /// FS_XL / 2⁶; at least one count, at most 63.
+    public static func wakeThreshold(milliG: Int32, range: LSM6DSOAccelRange) -> (count: UInt8, fine: Bool) {
+        let fine = range.g * 1000 * 10 / 256, coarse = range.g * 1000 * 10 / 64   // mg ×10 a count
+        let f = (milliG * 10 + fine / 2) / fine
+        if f <= 63 { return (UInt8(max(1, f)), true) }
+        return (UInt8(max(1, min(63, (milliG * 10 + coarse / 2) / coarse))), false)
+    }
+
+    /// What raised INT1: WAKE_UP_SRC's WU_IA (reading it clears a latched event) and FIFO_STATUS2's
+    /// FIFO_WTM_IA.
+    public mutating func interruptSources() throws(ChipError) -> (wakeUp: Bool, watermark: Bool) {
+        let wake = try read(.WAKE_UP_SRC)
+        let status = LSM6DSOFIFOStatus2(rawValue: try read(.FIFO_STATUS2))
+        return (wake & LSM6DSOSpec.WU_IA != 0, status.contains(.FIFO_WTM_IA))
     }
 
     /// Turns the accelerometer's positive self-test on or off (CTRL5_C's ST_XL).

@@ -31,6 +31,8 @@ public enum LSM6DSORegister: UInt8, Sendable, CaseIterable, DatasheetRegister {
     /// CTRL5_C: ROUNDING [6:5], ST_G [3:2], ST_XL [1:0] (01: the accelerometer's positive
     /// self-test).
     case CTRL5_C = 0x14
+    /// WAKE_UP_SRC: WU_IA bit 3 (a wake-up event), X_WU, Y_WU, Z_WU bits 2-0.
+    case WAKE_UP_SRC = 0x1B
     /// STATUS_REG: TDA bit 2, GDA bit 1, XLDA bit 0.
     case STATUS_REG = 0x1E
     /// OUTX_L_G: the first of 12 data bytes, the gyroscope's x, y, z and then the accelerometer's,
@@ -43,6 +45,20 @@ public enum LSM6DSORegister: UInt8, Sendable, CaseIterable, DatasheetRegister {
     /// FIFO_STATUS2: FIFO_WTM_IA bit 7, FIFO_OVR_IA bit 6, FIFO_FULL_IA bit 5, COUNTER_BDR_IA
     /// bit 4, FIFO_OVR_LATCHED bit 3 (cleared by reading), DIFF_FIFO [9:8] bits 1-0.
     case FIFO_STATUS2 = 0x3B
+    /// CTRL8_XL: HPCF_XL [7:5] (the filters' cutoff: ODR/4 … ODR/800), HP_REF_MODE_XL bit 4,
+    /// HP_SLOPE_XL_EN bit 2 (the outputs through the high-pass or slope filter; 0: not).
+    case CTRL8_XL = 0x17
+    /// TAP_CFG0: SLOPE_FDS bit 4 (0: the wake-up reads the slope filter; 1: the high-pass
+    /// filter), LIR bit 0.
+    case TAP_CFG0 = 0x56
+    /// TAP_CFG2: INTERRUPTS_ENABLE bit 7 (the basic interrupts: wake-up, free fall, tap, 6D).
+    case TAP_CFG2 = 0x58
+    /// WAKE_UP_THS: WK_THS [5:0], a count of FS_XL / 2⁶ or, with WAKE_THS_W, FS_XL / 2⁸.
+    case WAKE_UP_THS = 0x5B
+    /// WAKE_UP_DUR: FF_DUR5 bit 7, WAKE_DUR [6:5] (1/ODR a count), WAKE_THS_W bit 4, SLEEP_DUR [3:0].
+    case WAKE_UP_DUR = 0x5C
+    /// MD1_CFG: INT1_WU bit 5 routes the wake-up to INT1.
+    case MD1_CFG = 0x5E
     /// FIFO_DATA_OUT_TAG: TAG_SENSOR [7:3], TAG_CNT [2:1], TAG_PARITY bit 0; the six
     /// data bytes of the word follow at 0x79-0x7E. A longer read rolls back from 0x7E to 0x78 and
     /// takes the next word (what Linux's st_lsm6dsx driver relies on).
@@ -75,6 +91,17 @@ public enum LSM6DSOSpec {
     public static let selfTestLimits: ClosedRange<Int32> = 50...1700
     /// The self-test is specified at ±4 g.
     public static let selfTestRange = LSM6DSOAccelRange.g4
+    /// With INT wired, the FIFO's watermark in readings: a second of them, at most three
+    /// quarters of the FIFO (a reading is two words, the gyroscope's and the accelerometer's).
+    public static func watermarkReadings(rateMilliHz: Int32) -> Int { min(fifoWords / 2 * 3 / 4, max(1, Int(rateMilliHz / 1000))) }
+    /// INT1_CTRL bits: the FIFO's threshold, and each accelerometer reading.
+    public static let INT1_FIFO_TH: UInt8 = 1 << 3, INT1_DRDY_XL: UInt8 = 1 << 0
+    /// With INT wired, the wake-up reads the high-pass filter (TAP_CFG0's SLOPE_FDS) at HPCF_XL
+    /// 101, ODR/200 (0.52 Hz at 104 Hz): the slope filter (half the change from one reading to
+    /// the next) misses a smooth lift. HP_SLOPE_XL_EN stays 0, so the outputs are not filtered.
+    public static let SLOPE_FDS: UInt8 = 1 << 4, wakeUpHighPass: UInt8 = 0xA0
+    /// MD1_CFG's INT1_WU, TAP_CFG2's INTERRUPTS_ENABLE, WAKE_UP_DUR's WAKE_THS_W, WAKE_UP_SRC's WU_IA.
+    public static let INT1_WU: UInt8 = 1 << 5, INTERRUPTS_ENABLE: UInt8 = 1 << 7, WAKE_THS_W: UInt8 = 1 << 4, WU_IA: UInt8 = 1 << 3
 }
 
 /// CTRL3_C bits.

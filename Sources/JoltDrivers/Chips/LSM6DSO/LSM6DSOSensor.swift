@@ -11,7 +11,8 @@ public struct LSM6DSOSensor<Bus: I2CBus>: Sensor {
                  addressPin: "SA0 high makes it 0x6B", idRegister: LSM6DSORegister.WHO_AM_I.rawValue,
                  idRegisterName: LSM6DSORegister.WHO_AM_I.name, id: LSM6DSOSpec.whoAmI,
                  accelRangesG: LSM6DSOAccelRange.allCases.map(\.g).sorted(), gyroRangesDps: LSM6DSOGyroRange.allCases.map(\.dps), rates: .list(LSM6DSORate.allCases.map(\.milliHz)),
-                 fifoDepth: LSM6DSOSpec.fifoWords / 2, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion], selfTest: true)
+                 fifoDepth: LSM6DSOSpec.fifoWords / 2, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion],
+                 interruptSetUp: [.motion, .fifoWatermark, .dataReady], selfTest: true)
     }
 
     public static func registerName(_ r: UInt8) -> String? { LSM6DSORegister(rawValue: r)?.name }
@@ -38,6 +39,7 @@ public struct LSM6DSOSensor<Bus: I2CBus>: Sensor {
         var c = wanted
         c.accelRange = LSM6DSOSpec.selfTestRange
         c.fifo = false
+        c.interrupt = nil   // INT stays quiet through the test
         try driver.configure(c)
         let ms = UInt32(max(1000 / max(rateMilliHz / 1000, 1), 1))
         delay.delay(milliseconds: 100)   // the procedure: wait 100 ms for stable output
@@ -49,6 +51,19 @@ public struct LSM6DSOSensor<Bus: I2CBus>: Sensor {
         return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: Array(repeating: LSM6DSOSpec.selfTestLimits, count: 3),
                               magnitudeOnly: true, noiseMilliG: off.noise)
     }
+
+    /// WAKE_UP_SRC's WU_IA and FIFO_STATUS2's FIFO_WTM_IA; without the FIFO, a reading when
+    /// neither (the only other source INT1 is set up for).
+    public mutating func interruptCause() throws(ChipError) -> ChipInterrupts {
+        let s = try driver.interruptSources()
+        var c: ChipInterrupts = []
+        if s.wakeUp { c.insert(.motion) }
+        if wanted.fifo && s.watermark { c.insert(.fifoWatermark) }
+        if !wanted.fifo && !s.wakeUp { c.insert(.dataReady) }
+        return c
+    }
+
+    public var watermark: Int { wanted.watermarkWords / 2 }
 
     public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
         guard wanted.fifo else {
