@@ -56,8 +56,29 @@ public struct SelfTestResult: Equatable, Sendable {
     }
 }
 
+/// A driver whose chip has a self-test force: a reading, and the force on or off.
+public protocol SelfTestForce {
+    mutating func readSample() throws(ChipError) -> ChipSample
+    mutating func setSelfTestForce(_ on: Bool) throws(ChipError)
+}
+
 /// The measuring half of a self-test, shared by the chips.
 public enum SelfTest {
+    /// The procedure every chip's datasheet gives, once the plug-in has set the chip up for it:
+    /// let the output settle, average with the force off, turn it on, let it settle, average
+    /// again, turn it off. The change on each axis, and the noise with the force off, mg; the
+    /// plug-in judges them against its own limits.
+    public static func measure(_ driver: inout some SelfTestForce, settleMillis: UInt32, periodMillis: UInt32,
+                               delay: inout some Delay) throws(ChipError) -> (change: [Int32], noise: Int32) {
+        delay.delay(milliseconds: settleMillis)
+        let off = try average(periodMillis: periodMillis, delay: &delay) { () throws(ChipError) in try driver.readSample() }
+        try driver.setSelfTestForce(true)
+        delay.delay(milliseconds: settleMillis)
+        let on = try average(periodMillis: periodMillis, delay: &delay) { () throws(ChipError) in try driver.readSample() }
+        try driver.setSelfTestForce(false)
+        return (change(off.mean, on.mean), off.noise)
+    }
+
     /// Readings averaged for each half of the test.
     public static let readings = 10
 

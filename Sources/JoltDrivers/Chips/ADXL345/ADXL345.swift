@@ -154,3 +154,7 @@ public struct ADXL345<Bus: I2CBus>: RegisterMapped {
     /// Reads POWER_CTL: after a power cycle it reads 0x00 (standby, not measuring).
     public mutating func powerControl() throws(ChipError) -> UInt8 { try read(.POWER_CTL) }
 }
+
+extension ADXL345: SelfTestForce {
+    public mutating func setSelfTestForce(_ on: Bool) throws(ChipError) { try setSelfTest(on) }
+}

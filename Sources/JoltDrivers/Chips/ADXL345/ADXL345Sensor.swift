@@ -40,13 +40,9 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
         c.interrupt = nil   // INT stays quiet through the test
         try driver.configure(c)
         let ms = UInt32(max(1000 / max(rateMilliHz / 1000, 1), 1))
-        delay.delay(milliseconds: 4 * ms)
-        let off = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
-        try driver.setSelfTest(true)
-        delay.delay(milliseconds: 4 * ms)   // the datasheet: let 4 samples pass once the force is on
-        let on = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
-        try driver.setSelfTest(false)
-        return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: ADXL345Spec.selfTestLimits, magnitudeOnly: false, noiseMilliG: off.noise)
+        // The datasheet: let 4 samples pass once the force is on (and before, once configured).
+        let m = try SelfTest.measure(&driver, settleMillis: 4 * ms, periodMillis: ms, delay: &delay)
+        return SelfTestResult(changeMilliG: m.change, limits: ADXL345Spec.selfTestLimits, magnitudeOnly: false, noiseMilliG: m.noise)
     }
 
     /// INT_SOURCE, read and so cleared: activity, the watermark, or (without the FIFO) a reading.

@@ -175,3 +175,7 @@ public struct LIS3DH<Bus: I2CBus>: RegisterMapped {
         return overrun ? .overflow(frames: levels) : .frames(levels)
     }
 }
+
+extension LIS3DH: SelfTestForce {
+    public mutating func setSelfTestForce(_ on: Bool) throws(ChipError) { try setSelfTest(on) }
+}

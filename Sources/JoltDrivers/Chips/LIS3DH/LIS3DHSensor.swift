@@ -42,14 +42,9 @@ public struct LIS3DHSensor<Bus: I2CBus>: Sensor {
         c.interrupt = nil   // INT stays quiet through the test
         try driver.configure(c)
         let ms = UInt32(max(1000 / max(rateMilliHz / 1000, 1), 1))
-        delay.delay(milliseconds: 90)   // AN3308: wait 90 ms for stable output after a change
-        let off = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
-        try driver.setSelfTest(true)
-        delay.delay(milliseconds: 90)
-        let on = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
-        try driver.setSelfTest(false)
-        return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: Array(repeating: LIS3DHSpec.selfTestLimits, count: 3),
-                              magnitudeOnly: true, noiseMilliG: off.noise)
+        // AN3308: wait 90 ms for stable output after a change.
+        let m = try SelfTest.measure(&driver, settleMillis: 90, periodMillis: ms, delay: &delay)
+        return SelfTestResult(changeMilliG: m.change, limits: Array(repeating: LIS3DHSpec.selfTestLimits, count: 3), magnitudeOnly: true, noiseMilliG: m.noise)
     }
 
     /// FIFO_SRC_REG's WTM and INT1_SRC's IA; without the FIFO, a reading when neither (the only

@@ -230,3 +230,7 @@ public struct LSM6DSO<Bus: I2CBus>: RegisterMapped {
         }
     }
 }
+
+extension LSM6DSO: SelfTestForce {
+    public mutating func setSelfTestForce(_ on: Bool) throws(ChipError) { try setSelfTest(on) }
+}

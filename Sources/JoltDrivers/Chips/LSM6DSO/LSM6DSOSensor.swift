@@ -42,14 +42,9 @@ public struct LSM6DSOSensor<Bus: I2CBus>: Sensor {
         c.interrupt = nil   // INT stays quiet through the test
         try driver.configure(c)
         let ms = UInt32(max(1000 / max(rateMilliHz / 1000, 1), 1))
-        delay.delay(milliseconds: 100)   // the procedure: wait 100 ms for stable output
-        let off = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
-        try driver.setSelfTest(true)
-        delay.delay(milliseconds: 100)
-        let on = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
-        try driver.setSelfTest(false)
-        return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: Array(repeating: LSM6DSOSpec.selfTestLimits, count: 3),
-                              magnitudeOnly: true, noiseMilliG: off.noise)
+        // The procedure: wait 100 ms for stable output.
+        let m = try SelfTest.measure(&driver, settleMillis: 100, periodMillis: ms, delay: &delay)
+        return SelfTestResult(changeMilliG: m.change, limits: Array(repeating: LSM6DSOSpec.selfTestLimits, count: 3), magnitudeOnly: true, noiseMilliG: m.noise)
     }
 
     /// WAKE_UP_SRC's WU_IA and FIFO_STATUS2's FIFO_WTM_IA; without the FIFO, a reading when

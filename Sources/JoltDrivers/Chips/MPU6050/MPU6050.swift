@@ -253,3 +253,7 @@ public struct MPU6050<Bus: I2CBus>: RegisterMapped {
     /// Reads PWR_MGMT_1: after an unexpected reset it reads the power-on 0x40 (asleep).
     public mutating func powerManagement() throws(ChipError) -> UInt8 { try read(.PWR_MGMT_1) }
 }
+
+extension MPU6050: SelfTestForce {
+    public mutating func setSelfTestForce(_ on: Bool) throws(ChipError) { try setAccelSelfTest(on) }
+}

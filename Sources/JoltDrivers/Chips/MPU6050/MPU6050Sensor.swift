@@ -53,17 +53,12 @@ public struct MPU6050Sensor<Bus: I2CBus>: Sensor {
         try driver.configure(c)
         let ms = UInt32(max(periodMicros / 1000, 1))
         // InvenSense's own self-test lets the output settle for a while after each change.
-        delay.delay(milliseconds: 100)
-        let off = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
-        try driver.setAccelSelfTest(true)
-        delay.delay(milliseconds: 100)
-        let on = try SelfTest.average(periodMillis: ms, delay: &delay) { () throws(ChipError) in try driver.readSample() }
-        try driver.setAccelSelfTest(false)
+        let m = try SelfTest.measure(&driver, settleMillis: 100, periodMillis: ms, delay: &delay)
         let tol = MPU6050Spec.selfTestTolerancePercent
         let limits = try driver.factoryTrim().map { t in
             t == 0 ? MPU6050Spec.selfTestUntrimmed : (t * (100 - tol) / 100)...(t * (100 + tol) / 100)
         }
-        return SelfTestResult(changeMilliG: SelfTest.change(off.mean, on.mean), limits: limits, magnitudeOnly: false, noiseMilliG: off.noise)
+        return SelfTestResult(changeMilliG: m.change, limits: limits, magnitudeOnly: false, noiseMilliG: m.noise)
     }
 
     /// INT_STATUS, read and so cleared: motion, or (without the FIFO) a reading ready.
