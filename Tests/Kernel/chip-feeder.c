@@ -24,6 +24,7 @@
  *   chip-feeder CHIP RATE_HZ LIFTS SOCKET INT_LINE TRACE
  */
 #include <fcntl.h>
+#include "smbus.h"
 #include <linux/i2c-dev.h>
 #include <linux/i2c.h>
 #include <stdio.h>
@@ -34,30 +35,16 @@
 #include <time.h>
 #include <unistd.h>
 
-static int bus, mpu;
+static int mpu;
 static long period_ns;
 
-static int smbus(char rw, unsigned char command, int size, union i2c_smbus_data *data) {
-    struct i2c_smbus_ioctl_data args = { .read_write = rw, .command = command, .size = size, .data = data };
-    return ioctl(bus, I2C_SMBUS, &args);
-}
-
+/* A register's byte, 0 when the transfer fails. */
 static int rd(unsigned char reg) {
-    union i2c_smbus_data d;
-    return smbus(I2C_SMBUS_READ, reg, I2C_SMBUS_BYTE_DATA, &d) < 0 ? 0 : d.byte;
+    int v = read_byte(reg);
+    return v < 0 ? 0 : v;
 }
 
-static void wr(unsigned char reg, unsigned char value) {
-    union i2c_smbus_data d = { .byte = value };
-    smbus(I2C_SMBUS_WRITE, reg, I2C_SMBUS_BYTE_DATA, &d);
-}
-
-static void wr_block(unsigned char reg, const unsigned char *bytes, int n) {
-    union i2c_smbus_data d;
-    d.block[0] = (unsigned char)n;
-    memcpy(d.block + 1, bytes, (size_t)n);
-    smbus(I2C_SMBUS_WRITE, reg, I2C_SMBUS_I2C_BLOCK_DATA, &d);
-}
+static void wr(unsigned char reg, unsigned char value) { write_byte(reg, value); }
 
 static void put(const char *path, const char *text) {
     int f = open(path, O_WRONLY);
@@ -92,7 +79,7 @@ static void reading(const int *mg, int row) {
             b[2 * i + 1] = (unsigned char)(c & 0xFF);
         }
         memset(b + 6, 0, 8);   /* temperature, gyroscope */
-        wr_block(0x3B, b, 14);
+        write_block(0x3B, b, 14);
         status = 0x01;   /* DATA_RDY_INT */
         static const long cutoff_mhz[8] = {0, 5000, 2500, 1250, 630, 0, 0, 0};
         if (hpf != 0) {
@@ -119,7 +106,7 @@ static void reading(const int *mg, int row) {
             b[2 * i] = (unsigned char)(c & 0xFF);
             b[2 * i + 1] = (unsigned char)((c >> 8) & 0xFF);
         }
-        wr_block(0x32, b, 6);
+        write_block(0x32, b, 6);
         status = 0x80;   /* DATA_READY */
         int ctl = rd(0x27), linked = rd(0x2D) & 0x20;
         if (ctl & 0x70) {

@@ -21,7 +21,7 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     public var selfTestGainPercent: Int32 = 100
     /// Interrupt 1: the high-pass filter's base (mg × 1024), whether its condition holds, a
     /// reading not yet read (ZYXDA); INT1's level and its rises since power-on.
-    var highPassBase: (x: Int64, y: Int64, z: Int64)?
+    var highPass = HighPass()
     var interrupt1Active = false
     var unread = false
     var interruptHigh = false
@@ -39,7 +39,7 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
         fifo.removeAll()
         overrun = false
         latest = (0, 0, 0)
-        highPassBase = nil
+        highPass.reset()
         interrupt1Active = false
         unread = false
         interruptHigh = false
@@ -92,19 +92,13 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     /// reading high-passed when CTRL_REG2's HP_IA1 says (normal mode, the cutoff HPCF gives at
     /// the rate: ODR / 50 halved per step), past INT1_THS.
     func interrupt1(_ a: Vec3, range: LIS3DHRange) -> Bool {
-        let x = Int64(a.x) << 10, y = Int64(a.y) << 10, z = Int64(a.z) << 10
-        var f = (x: x, y: y, z: z)
+        var f = (x: Int64(a.x) << 10, y: Int64(a.y) << 10, z: Int64(a.z) << 10)
         if reg(.CTRL_REG2) & 0x01 != 0, let p = periodMicros {
-            let b = highPassBase ?? (x, y, z)
             let cutoffMilliHz = max(Int64(1_000_000_000 / p) / 50 >> Int64((reg(.CTRL_REG2) >> 4) & 3), 1)
-            let tau = 159_155_000 / cutoffMilliHz, k = (p << 16) / (tau + p)
-            f = (x - b.x, y - b.y, z - b.z)
-            highPassBase = (b.x + ((f.x * k) >> 16), b.y + ((f.y * k) >> 16), b.z + ((f.z * k) >> 16))
+            f = highPass.filter(a, periodMicros: p, cutoffMilliHz: cutoffMilliHz)
         }
-        let limit = (Int64(reg(.INT1_THS) & 0x7F) * Int64(range.thresholdMilliG)) << 10
         let cfg = reg(.INT1_CFG)
-        guard limit > 0 else { return false }
-        return (cfg & 0x02 != 0 && abs(f.x) > limit) || (cfg & 0x08 != 0 && abs(f.y) > limit) || (cfg & 0x20 != 0 && abs(f.z) > limit)
+        return HighPass.past(f, limitMilliG: Int64(reg(.INT1_THS) & 0x7F) * Int64(range.thresholdMilliG), axes: (cfg & 0x02 != 0, cfg & 0x08 != 0, cfg & 0x20 != 0))
     }
 
     /// INT1's level from what CTRL_REG3 routes to it; a rise counted.
@@ -201,7 +195,7 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
         case .INT1_SRC:
             return interrupt1Active ? 0x40 : 0
         case .REFERENCE:
-            highPassBase = nil   // reading it resets the high-pass filter
+            highPass.reset()   // reading it resets the high-pass filter
             return regs[Int(r)]
         default:
             return regs[Int(r)]

@@ -34,7 +34,7 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     /// holds (WU_IA, not latched); an accelerometer reading not yet read (XLDA); INT1's level and
     /// its rises since power-on.
     var lastAccel: Vec3?
-    var highPassBase: (x: Int64, y: Int64, z: Int64)?
+    var highPass = HighPass()
     var wakeUp = false
     var unread = false
     var interruptHigh = false
@@ -54,7 +54,7 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
         overrunNow = false
         slotCounter = 0
         lastAccel = nil
-        highPassBase = nil
+        highPass.reset()
         wakeUp = false
         unread = false
         interruptHigh = false
@@ -118,23 +118,17 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     /// WAKE_THS_W) on any axis.
     func detectWakeUp(_ a: Vec3, range: LSM6DSOAccelRange) -> Bool {
         defer { lastAccel = a }
-        let x = Int64(a.x) << 10, y = Int64(a.y) << 10, z = Int64(a.z) << 10
         var d: (x: Int64, y: Int64, z: Int64)
         if reg(.TAP_CFG0) & LSM6DSOSpec.SLOPE_FDS != 0, let p = periodMicros {
-            let b = highPassBase ?? (x, y, z)
             let divider: [Int64] = [4, 10, 20, 45, 100, 200, 400, 800]
-            let cutoffMilliHz = max(1_000_000_000 / p / divider[Int(reg(.CTRL8_XL) >> 5)], 1)
-            let tau = 159_155_000 / cutoffMilliHz, k = (p << 16) / (tau + p)
-            d = (x - b.x, y - b.y, z - b.z)
-            highPassBase = (b.x + ((d.x * k) >> 16), b.y + ((d.y * k) >> 16), b.z + ((d.z * k) >> 16))
+            d = highPass.filter(a, periodMicros: p, cutoffMilliHz: max(1_000_000_000 / p / divider[Int(reg(.CTRL8_XL) >> 5)], 1))
         } else {
             guard let last = lastAccel else { return false }
-            d = ((x - (Int64(last.x) << 10)) / 2, (y - (Int64(last.y) << 10)) / 2, (z - (Int64(last.z) << 10)) / 2)
+            d = ((Int64(a.x - last.x) << 10) / 2, (Int64(a.y - last.y) << 10) / 2, (Int64(a.z - last.z) << 10) / 2)
         }
         guard reg(.TAP_CFG2) & LSM6DSOSpec.INTERRUPTS_ENABLE != 0 else { return false }
         let fine = reg(.WAKE_UP_DUR) & LSM6DSOSpec.WAKE_THS_W != 0
-        let limit = (Int64(reg(.WAKE_UP_THS) & 0x3F) * Int64(range.g) * 1000 / (fine ? 256 : 64)) << 10
-        return limit > 0 && (abs(d.x) > limit || abs(d.y) > limit || abs(d.z) > limit)
+        return HighPass.past(d, limitMilliG: Int64(reg(.WAKE_UP_THS) & 0x3F) * Int64(range.g) * 1000 / (fine ? 256 : 64))
     }
 
     /// INT1's level, active high (CTRL3_C's H_LACTIVE 0): the FIFO at its watermark (INT1_CTRL's

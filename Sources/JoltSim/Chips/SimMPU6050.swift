@@ -22,8 +22,8 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
     public private(set) var overflowedBytes = 0
     public var frozen = false
     public var selfTestGainPercent: Int32 = 100
-    /// The motion detector's high-passed input: what its filter has followed so far, mg ×1024.
-    var motionBase: (x: Int64, y: Int64, z: Int64)?
+    /// The motion detector's high-pass filter.
+    var motionFilter = HighPass()
     /// INT's rising edges since power-on (a 50 µs pulse each, or a latched level's rise).
     public private(set) var interruptRises = 0
     /// The factory trim it reads in SELF_TEST_X … _A: A_TEST 16 on every axis, 559 mg.
@@ -47,7 +47,7 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
         fifoHead = 0
         fifoCount = 0
         awake = false
-        motionBase = nil
+        motionFilter.reset()
     }
 
     /// Sample period from SMPLRT_DIV and DLPF_CFG (8 kHz gyro rate when the filter is off).
@@ -137,20 +137,11 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
         case .hz0_63: cutoffMilliHz = 630
         case .hold: cutoffMilliHz = 0
         case .reset, nil:
-            motionBase = nil
+            motionFilter.reset()
             return false
         }
-        let x = Int64(a.x) << 10, y = Int64(a.y) << 10, z = Int64(a.z) << 10
-        guard let b = motionBase else {
-            motionBase = (x, y, z)
-            return false
-        }
-        // τ = 1 / (2π f); the base moves period / (τ + period) of the way each reading.
-        let tauMicros = cutoffMilliHz == 0 ? Int64.max / 4 : 159_155_000 / cutoffMilliHz
-        let p = periodMicros, k = (p << 16) / (tauMicros + p)
-        motionBase = (b.x + (((x - b.x) * k) >> 16), b.y + (((y - b.y) * k) >> 16), b.z + (((z - b.z) * k) >> 16))
-        let limit = (Int64(regs[Int(MPU6050Register.MOT_THR.rawValue)]) * Int64(MPU6050Spec.motionThresholdMilliGPerCount)) << 10
-        return abs(x - b.x) > limit || abs(y - b.y) > limit || abs(z - b.z) > limit
+        let d = motionFilter.filter(a, periodMicros: periodMicros, cutoffMilliHz: cutoffMilliHz)
+        return HighPass.past(d, limitMilliG: Int64(regs[Int(MPU6050Register.MOT_THR.rawValue)]) * Int64(MPU6050Spec.motionThresholdMilliGPerCount))
     }
 
     /// Sets `raised` in INT_STATUS and drives INT for the enabled ones: a 50 µs pulse each time

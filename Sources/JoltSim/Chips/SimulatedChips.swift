@@ -68,6 +68,35 @@ extension RegisterWrites {
     }
 }
 
+/// A first-order high-pass filter, as the chips' motion and wake-up engines run one: each
+/// reading's difference from a base that follows the readings with the time constant of the
+/// cutoff, in mg × 1024. The first reading after a reset is the base (a difference of zero).
+struct HighPass {
+    var base: (x: Int64, y: Int64, z: Int64)?
+
+    mutating func reset() { base = nil }
+
+    /// `a` (mg) high-passed at `cutoffMilliHz` for readings `periodMicros` apart; a cutoff of 0
+    /// holds the base (the MPU6050's "hold": a reference).
+    mutating func filter(_ a: Vec3, periodMicros p: Int64, cutoffMilliHz: Int64) -> (x: Int64, y: Int64, z: Int64) {
+        let x = Int64(a.x) << 10, y = Int64(a.y) << 10, z = Int64(a.z) << 10
+        let b = base ?? (x, y, z)
+        // τ = 1 / (2π f); the base moves period / (τ + period) of the way each reading.
+        let tau = cutoffMilliHz <= 0 ? Int64.max / 4 : 159_155_000 / cutoffMilliHz
+        let k = (p << 16) / (tau + p)
+        let d = (x: x - b.x, y: y - b.y, z: z - b.z)
+        base = (b.x + ((d.x * k) >> 16), b.y + ((d.y * k) >> 16), b.z + ((d.z * k) >> 16))
+        return d
+    }
+
+    /// Whether `d` (mg × 1024) passes `limitMilliG` on an axis `axes` enables.
+    static func past(_ d: (x: Int64, y: Int64, z: Int64), limitMilliG: Int64, axes: (x: Bool, y: Bool, z: Bool) = (true, true, true)) -> Bool {
+        let limit = limitMilliG << 10
+        guard limit > 0 else { return false }
+        return (axes.x && abs(d.x) > limit) || (axes.y && abs(d.y) > limit) || (axes.z && abs(d.z) > limit)
+    }
+}
+
 /// The simulated twins, one line per chip (a test checks every chip in the registry has one).
 public enum SimulatedChips {
     public static var all: [any SimulatedChip.Type] { [SimMPU6050.self, SimADXL345.self, SimLIS3DH.self, SimLSM6DSO.self] }

@@ -14,6 +14,7 @@
  * an emulated CPU under load slowed past the driver's one-second wait.
  */
 #include <fcntl.h>
+#include "smbus.h"
 #include <linux/i2c-dev.h>
 #include <linux/i2c.h>
 #include <stdio.h>
@@ -21,30 +22,6 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
-
-static int bus;
-
-static int smbus(char rw, unsigned char command, int size, union i2c_smbus_data *data) {
-    struct i2c_smbus_ioctl_data args = { .read_write = rw, .command = command, .size = size, .data = data };
-    return ioctl(bus, I2C_SMBUS, &args);
-}
-
-static int read_byte(unsigned char reg) {
-    union i2c_smbus_data d;
-    return smbus(I2C_SMBUS_READ, reg, I2C_SMBUS_BYTE_DATA, &d) < 0 ? -1 : d.byte;
-}
-
-static void write_byte(unsigned char reg, unsigned char value) {
-    union i2c_smbus_data d = { .byte = value };
-    smbus(I2C_SMBUS_WRITE, reg, I2C_SMBUS_BYTE_DATA, &d);
-}
-
-static void write_block(unsigned char reg, const unsigned char *bytes, int n) {
-    union i2c_smbus_data d;
-    d.block[0] = (unsigned char)n;
-    memcpy(d.block + 1, bytes, (size_t)n);
-    smbus(I2C_SMBUS_WRITE, reg, I2C_SMBUS_I2C_BLOCK_DATA, &d);
-}
 
 static void put(const char *path, int value) {
     FILE *f = fopen(path, "w");
