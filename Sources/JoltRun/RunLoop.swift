@@ -91,8 +91,13 @@ package struct RunLoop {
             let (ready, rose) = wait(until: nextWake())
             if let pin {
                 // A rise wakes the engine; while it drains on its timer, rises are only taken.
-                let n = pin.take(now: clock.now)
-                if rose && n > 0 { engine.interrupted(now: clock.now) }
+                // Woken by anything else while listening, a rise still to come is left for the
+                // next wait.
+                if rose {
+                    if pin.take(now: clock.now) > 0 { engine.interrupted(now: clock.now) }
+                } else if !engine.listening {
+                    _ = pin.take(now: clock.now)
+                }
             }
             var turn = Turn(gravity: d.gravity)
             for (w, r) in zip(wakeups, ready) { w.handle(r, &turn) }
