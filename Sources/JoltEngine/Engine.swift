@@ -133,6 +133,17 @@ public final class SamplingEngine {
         nextPoll = clock.now + rest
     }
 
+    /// How the chip is read, for the start's log line: "FIFO drained every 200 ms", "read every
+    /// sample", or, with the INT pin (named `pin`), what wakes the loop.
+    public func readingPlan(pin: String?) -> String {
+        guard let pin, let (rest, _) = interruptIntervals else {
+            return sensor.usesFIFO ? "FIFO drained every \(intervalMicros / 1000) ms" : "read every sample"
+        }
+        guard sensor.usesFIFO else { return "read when the chip's INT pin (\(pin)) says a reading is ready, or on motion" }
+        let wakes = sensor.watermark > 0 ? "its FIFO's watermark (\(sensor.watermark) readings) or motion" : "motion"
+        return "woken by the chip's INT pin (\(pin)) on \(wakes), FIFO drained at least every \(rest / 1000) ms"
+    }
+
     /// Whether the loop should wake on the INT pin now: it uses it, and is not draining on a timer.
     public var listening: Bool { interruptIntervals != nil && !draining }
 

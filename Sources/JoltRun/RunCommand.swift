@@ -296,7 +296,7 @@ package final class RunCommand {
 
     /// The start-up line, and the warning of a slow rate the chip cannot be read fast for.
     package func logStart(_ sensor: ChipSensor, _ engine: SamplingEngine) {
-        let fifo = sensor.usesFIFO ? "FIFO drained every \(engine.intervalMicros / 1000) ms" : "read every sample"
+        let fifo = engine.readingPlan(pin: pin?.label)
         let over = sensor.oversampling > 1 ? " (read at \(hz(sensor.chipRateMilliHz)) Hz, \(sensor.oversampling) readings a sample)" : ""
         Log.info("jolt \(BuildInfo.description): \(sensor.identity) at 0x\(hex(sensor.address)) on \(hw.busName): \(hz(sensor.rateMilliHz)) Hz\(over), ±\(sensor.rangeMilliG / 1000) g\(sensor.hasGyro ? ", ±\(board.gyroRangeDps) °/s" : ""), \(fifo)\(clock.virtual ? ", simulated time" : "")\(control.map { ", control socket \($0.path)" } ?? "")")
         if board.oversampled && sensor.oversampling == 1 {

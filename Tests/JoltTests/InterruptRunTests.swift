@@ -93,6 +93,22 @@ struct InterruptRunTests {
         #expect(polledAge >= 0 && polledAge <= 100_000, "\(polledAge) µs")
     }
 
+    @Test("the start's log line says what wakes the loop", arguments: [
+        ("mpu6050", true, "woken by the chip's INT pin (int (simulated GPIO4)) on motion, FIFO drained at least every 637 ms"),
+        ("adxl345", true, "woken by the chip's INT pin (int (simulated GPIO4)) on its FIFO's watermark (24 readings) or motion, FIFO drained at least every 280 ms"),
+        ("adxl345", false, "read when the chip's INT pin (int (simulated GPIO4)) says a reading is ready, or on motion"),
+    ])
+    func startLine(chip: String, fifo: Bool, line: String) throws {
+        let info = try #require(ChipRegistry.named(chip)).info
+        var text = BoardProfile.builtInSimText.edited("\"chip\": \"mpu6050\"", "\"chip\": \"\(chip)\"")
+            .edited("\"address\": \"0x68\"", "\"address\": \"0x\(String(info.addresses[0], radix: 16))\"")
+            .edited("\"fifo\": true,", "\"fifo\": \(fifo), \"int\": { \"line\": \"GPIO4\" },")
+        if !info.hasGyro { text = text.edited("\"gyro_range_dps\": 2000,", "") }
+        let r = joltBinary(["run", "--board", tempFile(text, name: "int-\(chip)-\(fifo).json"), "--fast", "--seconds", "1"])
+        #expect(r.code == 0, "\(r.error)")
+        #expect(r.error.contains(line), "\(r.error)")
+    }
+
     @Test("a reload that wires or unwires INT is refused: only a restart applies it")
     func reload() throws {
         let polled = try board(chip: "mpu6050", motion: "rest", wired: false), wired = try board(chip: "mpu6050", motion: "rest", wired: true)
