@@ -21,7 +21,6 @@ public final class ChipSensor {
         if settings.interrupt != nil && chip.info.interruptSetUp.isEmpty {
             throw SettingsProblem(message: "Jolt does not set up the \(chip.info.part)'s INT pin yet: remove \"int\" to poll it")
         }
-        interruptWired = settings.interrupt != nil
         self.chip = chip
         self.busName = busName
         var k = oversample ? Oversampler.factor(rateMilliHz: settings.rateMilliHz) : 1
@@ -61,8 +60,6 @@ public final class ChipSensor {
     public var rangeMilliG: Int32 { sensor.rangeMilliG }
     public var usesFIFO: Bool { sensor.usesFIFO }
     public var maxPollMicros: Int64 { sensor.maxPollMicros }
-    /// Whether the chip's INT pin is set up (the board wires it).
-    public let interruptWired: Bool
     /// The chip's readings in its FIFO at which the watermark raises INT; 0: none.
     public var watermark: Int { sensor.watermark }
 

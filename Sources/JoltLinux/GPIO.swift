@@ -79,6 +79,10 @@ public final class GPIOLine {
     /// Whether it was requested as an output.
     public let isOutput: Bool
     var released = false
+    /// Where `takeEdges` reads the kernel's events: sixteen at a time, allocated once, with the
+    /// line (edge lines only), so that taking the edges allocates nothing.
+    var edgeBuffer: [UInt8] = []
+    var edgePoll: [pollfd] = []
 
     /// Requests the line. Outputs start inactive. `activeLow` makes the kernel invert the
     /// physical level (GPIO_V2_LINE_FLAG_ACTIVE_LOW), so "active" always means on. `pullUp` biases
@@ -105,6 +109,10 @@ public final class GPIOLine {
             }
             throw .failed(call: "GPIO_V2_GET_LINE_IOCTL", path: address.chip, errno: error)
         }
+        if risingEdges && !output {
+            edgeBuffer = [UInt8](repeating: 0, count: MemoryLayout<gpio_v2_line_event>.stride * 16)
+            edgePoll = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        }
     }
 
     deinit { release() }
@@ -128,17 +136,17 @@ public final class GPIOLine {
     public func takeEdges() -> (count: Int, lastNanos: UInt64) {
         var count = 0, last: UInt64 = 0
         let size = MemoryLayout<gpio_v2_line_event>.stride
-        var buffer = [UInt8](repeating: 0, count: size * 16)
+        guard !edgeBuffer.isEmpty else { return (0, 0) }
         while true {
-            var p = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-            guard (try? Sys.poll(&p, timeoutMicros: 0)) ?? 0 > 0, p[0].revents & Int16(POLLIN) != 0 else { break }
-            let n = buffer.withUnsafeMutableBytes { b in (try? Sys.read(fd, into: b)) ?? 0 }
+            edgePoll[0].revents = 0
+            guard (try? Sys.poll(&edgePoll, timeoutMicros: 0)) ?? 0 > 0, edgePoll[0].revents & Int16(POLLIN) != 0 else { break }
+            let n = edgeBuffer.withUnsafeMutableBytes { b in (try? Sys.read(fd, into: b)) ?? 0 }
             guard n >= size else { break }
             for k in 0..<(n / size) {
-                last = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: k * size, as: UInt64.self) }   // timestamp_ns comes first
+                last = edgeBuffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: k * size, as: UInt64.self) }   // timestamp_ns comes first
                 count += 1
             }
-            if n < buffer.count { break }
+            if n < edgeBuffer.count { break }
         }
         return (count, last)
     }
