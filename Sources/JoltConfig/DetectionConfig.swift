@@ -41,6 +41,7 @@ extension BoardProfile {
         if let v = try r.fixed("max_half_period_ratio", places: 2, range: 100...1000, unit: "") { s.maxHalfPeriodRatioPercent = Int32(v) }
         if let v = try r.integer("quiet_ms", 50...10_000, "ms") { s.quietMillis = v }
         if let v = try r.integer("quiet_before_ms", 0...10_000, "ms") { s.quietBeforeMillis = v }
+        if let v = try r.fixed("calm_pair", places: 2, range: 0...200, unit: "") { s.calmPairPercent = Int32(v) }
         if let v = try r.fixed("opposition", places: 2, range: 0...100, unit: "") { s.oppositionPercent = Int32(v) }
         if let v = try r.fixed("fill", places: 2, range: 0...100, unit: "") { s.fillPercent = Int32(v) }
         if let v = try r.fixed("clipped_opposition", places: 2, range: 0...100, unit: "") { s.clippedOppositionPercent = Int32(v) }

@@ -29,6 +29,13 @@
 public struct JoltShake: Sendable {
     // Parameters, fixed point, for one output data rate.
     @usableFromInline let threshold2: Int64
+    /// A lobe that reaches this (squared) is a hand in motion, counted or not: it breaks the
+    /// quiet spell a shake must start from. The threshold, or `handMovingMilliG` when the
+    /// threshold is set higher: a firmer shake is asked for, but a stride or a swing past 0.7 g
+    /// is no hand at rest, whatever the threshold.
+    @usableFromInline let motion2: Int64
+    /// The medium preset's threshold, mg: see `motion2`.
+    public static let handMovingMilliG: Int32 = 700
     @usableFromInline let strong2: Int64
     @usableFromInline let hysteresis2: Int64
     @usableFromInline let minLobes: Int32
@@ -82,8 +89,11 @@ public struct JoltShake: Sendable {
     /// hysteresis level for `quietBefore` before it).
     @usableFromInline var chainCalm = false
     /// The level (squared) at which the open lobe, the second of such a chain, makes a shake:
-    /// 0.83 of the first lobe's peak (44/64 of its square); .max when there is none.
+    /// `calmPairPercent` of the first lobe's peak (0.83: 44/64 of its square); .max when there
+    /// is none.
     @usableFromInline var pairLevel2: Int64 = .max
+    /// `calmPairPercent` squared, in 64ths (0.83 gives 44); 0: the rule is off.
+    @usableFromInline let pairSquare64: Int64
     /// A chain begun from a still hand is a shake at its second lobe when that lobe starts
     /// within this of the first, µs, and reaches `pairLevel2`.
     public static let pairHalfMicros: Int64 = 200_000
@@ -99,6 +109,8 @@ public struct JoltShake: Sendable {
     /// `range` is the chip's full scale in mg (0: unknown); readings near it are clipped.
     public init(settings s: ShakeSettings, range: Int32 = 0) {
         threshold2 = Int64(s.thresholdMilliG) * Int64(s.thresholdMilliG)
+        let motion = Int64(min(s.thresholdMilliG, Self.handMovingMilliG))
+        motion2 = motion * motion
         strong2 = Int64(s.strongMilliG) * Int64(s.strongMilliG)
         hysteresis2 = Int64(s.hysteresisMilliG) * Int64(s.hysteresisMilliG)
         minLobes = max(s.minLobes, 2)
@@ -110,6 +122,8 @@ public struct JoltShake: Sendable {
         fillPercent = Int64(s.fillPercent)
         clipLevel = range > 0 ? range - range / 50 : .max
         clippedOpposition2 = Int64(s.clippedOppositionPercent) * Int64(s.clippedOppositionPercent)
+        let share = Int64(min(max(s.calmPairPercent, 0), 400))
+        pairSquare64 = (share * share * 64 + 5000) / 10_000
         _lifecycle = GestureLifecycle(
             quietMicros: Int64(s.quietMillis) * Units.microsPerMilli,
             refractoryMicros: Int64(s.refractoryMillis) * Units.microsPerMilli,
@@ -131,7 +145,7 @@ public struct JoltShake: Sendable {
             if m2 < hysteresis2 {
                 open = false
                 lastClose = s.t
-                if counted { lastCountedEnd = s.t }
+                if counted || peak2 >= motion2 { lastCountedEnd = s.t }
             } else if d.dot(peak) < 0 {
                 // The motion reversed without passing through rest: a new lobe starts here.
                 (recognised, evidence) = startLobe(d, m2, s.t)
@@ -162,8 +176,8 @@ public struct JoltShake: Sendable {
     @inlinable
     mutating func startLobe(_ d: Vec3, _ m2: Int64, _ t: Int64) -> (Bool, Bool) {
         if open { lastClose = t }
+        if open && (counted || peak2 >= motion2) { lastCountedEnd = t }
         if counted {
-            if open { lastCountedEnd = t }
             lastPeak = peak
             lastPeak2 = peak2
             lastStart = start
@@ -257,8 +271,8 @@ public struct JoltShake: Sendable {
         lastHalf = half
         between = false
         if chain == 0 { return (false, false) }
-        if continues && chain == 2 && chainCalm && !restarted && half <= Self.pairHalfMicros {
-            pairLevel2 = Swift.max(threshold2, (lastPeak2 &* 44) &>> 6)
+        if continues && chain == 2 && chainCalm && !restarted && half <= Self.pairHalfMicros && pairSquare64 > 0 {
+            pairLevel2 = Swift.max(threshold2, (lastPeak2 &* pairSquare64) &>> 6)
         }
         let recognised = chain >= minLobes || (prevStrong && peak2 >= strong2) || peak2 >= pairLevel2
         return (recognised, chain >= 2)

@@ -37,6 +37,11 @@ public struct ShakeSettings: Equatable, Sendable {
     /// A shake starts from a hand at rest: a chain of lobes only starts when no lobe reached the
     /// threshold for this long before it, ms.
     public var quietBeforeMillis: Int32 = 600
+    /// A shake from a still hand is recognised at its second lobe when that lobe comes within
+    /// 200 ms of the first and its peak reaches this share of the first's, in percent; 0: never
+    /// (it waits for `minLobes`, or two strong lobes). Off but in the `high` preset: held out,
+    /// it made false shakes of exercises that start from rest (docs/detection.md).
+    public var calmPairPercent: Int32 = 0
     /// The shake has ended when no lobe has reached `thresholdMilliG` for this long, ms.
     public var quietMillis: Int32
     /// After a shake ends, another cannot begin for this long, ms.
@@ -77,6 +82,7 @@ public struct ShakeSettings: Equatable, Sendable {
             p.thresholdMilliG = 500
             p.strongMilliG = 900
             p.hysteresisMilliG = 250
+            p.calmPairPercent = 83
         }
         return p
     }

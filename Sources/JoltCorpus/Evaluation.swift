@@ -50,6 +50,13 @@ public struct EvalResult: Sendable {
         return Double(s[min(rank, s.count - 1)]) / 1000
     }
 
+    /// Whether a category is a real recording's: "real/<folder>/<person>" (the generated
+    /// corpus's are activities: "walk-pocket", "knock").
+    public static func isReal(_ category: String) -> Bool { category.hasPrefix("real/") }
+
+    /// The real recordings' people: "wrist-imu/s1", "body-imu/xsens_shank_walk_120hz".
+    public var people: [String] { duration.keys.filter(Self.isReal).map { String($0.dropFirst(5)) }.sorted() }
+
     /// False events per hour over the categories matching `filter`.
     public func perHour(_ counts: [String: Int], _ filter: (String) -> Bool) -> Double {
         let n = counts.filter { filter($0.key) }.map(\.value).reduce(0, +)
@@ -154,8 +161,10 @@ public struct EvalTargets: Sendable {
     public var shakeRecall = 0.98
     public var shakeP50Millis = 250.0
     public var shakeP95Millis = 450.0
-    /// The slow shakes (about 2 Hz) report `began` within this of their start, p95.
-    public var slowShakeP95Millis = 450.0
+    /// The slow shakes (about 2 Hz) report `began` within this of their start, p95: about a
+    /// cycle and a quarter, the third lobe (the second-lobe rule for a still hand is off by
+    /// default).
+    public var slowShakeP95Millis = 600.0
     public var falseShakesPerHourReal = 2.0
     public var flipRecall = 0.98
     public var flipP95Millis = 600.0
@@ -172,7 +181,7 @@ public struct EvalTargets: Sendable {
         if let p = EvalResult.percentile(r.slowShakeLatencies, 95), p > slowShakeP95Millis {
             f.append("slow shake latency p95 \(Int(p)) ms > \(Int(slowShakeP95Millis)) ms")
         }
-        let real = r.perHour(r.falseShakes) { $0 == "wrist" }
+        let real = r.perHour(r.falseShakes, EvalResult.isReal)
         if real > falseShakesPerHourReal { f.append("false shakes on real recordings \(fmt(real))/h > \(fmt(falseShakesPerHourReal))/h") }
         let knocks = r.count(r.falseShakes) { $0 == "knock" }
         if knocks > 0 { f.append("\(knocks) false shakes on knocks (target 0)") }
@@ -180,7 +189,7 @@ public struct EvalTargets: Sendable {
         if pocket > 0 { f.append("\(pocket) false shakes walking with the device in a pocket (target 0)") }
         if r.flipRecall < flipRecall { f.append("flip recall \(pct(r.flipRecall)) < \(pct(flipRecall))") }
         if let p = EvalResult.percentile(r.flipLatencies, 95), p > flipP95Millis { f.append("flip latency p95 \(Int(p)) ms > \(Int(flipP95Millis)) ms after settling") }
-        let realFlips = r.perHour(r.falseFlips) { $0 == "wrist" }
+        let realFlips = r.perHour(r.falseFlips, EvalResult.isReal)
         if realFlips > falseFlipsPerHourReal { f.append("false flips on real recordings \(fmt(realFlips))/h > \(fmt(falseFlipsPerHourReal))/h") }
         let near = r.count(r.falseFlips) { $0 == "nearflip" }
         if near > 0 { f.append("\(near) false flips on near-flips (target 0)") }

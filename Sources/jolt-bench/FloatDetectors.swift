@@ -49,6 +49,10 @@ struct FloatGravity {
 
 struct FloatShake {
     let threshold, strong, hysteresis: Real
+    /// A lobe past this breaks the quiet spell, counted or not (JoltShake.motion2).
+    let motion: Real
+    /// The second lobe's share of the first's peak from a still hand; 0: the rule is off.
+    let calmPair: Real
     let minLobes: Int
     let minHalf, maxHalf: Int64
     let ratio: Real
@@ -74,6 +78,9 @@ struct FloatShake {
         threshold = Real(c.thresholdMilliG) / 1000
         strong = Real(c.strongMilliG) / 1000
         hysteresis = Real(c.hysteresisMilliG) / 1000
+        motion = Real(min(c.thresholdMilliG, JoltShake.handMovingMilliG)) / 1000
+        let share = Int64(min(max(c.calmPairPercent, 0), 400))
+        calmPair = (Real((share * share * 64 + 5000) / 10_000) / 64).squareRoot()   // as the core rounds it
         minLobes = Int(max(c.minLobes, 2))
         minHalf = Int64(c.minHalfPeriodMillis) * 1000
         maxHalf = Int64(c.maxHalfPeriodMillis) * 1000
@@ -98,7 +105,7 @@ struct FloatShake {
             if m < hysteresis {
                 open = false
                 lastClose = t
-                if counted { lastCountedEnd = t }
+                if counted || peakMag >= motion { lastCountedEnd = t }
             } else if d.0 * peak.0 + d.1 * peak.1 + d.2 * peak.2 < 0 {
                 (recognised, evidence) = startLobe(d, m, t)
             } else if m > peakMag {
@@ -121,8 +128,8 @@ struct FloatShake {
 
     mutating func startLobe(_ d: (Real, Real, Real), _ m: Real, _ t: Int64) -> (Bool, Bool) {
         if open { lastClose = t }
+        if open && (counted || peakMag >= motion) { lastCountedEnd = t }
         if counted {
-            if open { lastCountedEnd = t }
             lastPeak = peak
             lastPeakMag = peakMag
             lastStart = start
@@ -179,8 +186,8 @@ struct FloatShake {
         lastHalf = half
         between = false
         if chain == 0 { return (false, false) }
-        if continues && chain == 2 && chainCalm && !restarted && half <= JoltShake.pairHalfMicros {
-            pairLevel = max(threshold, lastPeakMag * (44.0 / 64).squareRoot())
+        if continues && chain == 2 && chainCalm && !restarted && half <= JoltShake.pairHalfMicros && calmPair > 0 {
+            pairLevel = max(threshold, lastPeakMag * calmPair)
         }
         return (chain >= minLobes || (prevStrong && peakMag >= strong) || peakMag >= pairLevel, chain >= 2)
     }

@@ -82,7 +82,7 @@ while !args.isEmpty {
             --workload: print N samples of the mixed-motion or at-rest workload as `jolt replay
             --samples` does, for another build of the core (scripts/cortex-m-bench).
             --equivalence: the default set with its rest path and without, over the traces (by
-            default Tests/Corpus/test and Tests/Data/wrist-imu), the kiosk corpus and the
+            default Tests/Corpus/test, Tests/Data/wrist-imu and Tests/Data/body-imu), the kiosk corpus and the
             workloads, plain and armed; exits 1 unless the events are the same at the same times.
             """)
         exit(0)
@@ -104,8 +104,8 @@ if let w = o.workload {
 // MARK: the rest path's equivalence check
 
 if var traces = o.equivalence {
-    if traces.isEmpty { traces = csvFiles(in: "Tests/Corpus/test") + csvFiles(in: "Tests/Data/wrist-imu") }
-    guard !traces.isEmpty else { fail("--equivalence: no traces given, and none in Tests/Corpus/test or Tests/Data/wrist-imu (run it from the repository)") }
+    if traces.isEmpty { traces = csvFiles(in: "Tests/Corpus/test") + csvFiles(in: "Tests/Data/wrist-imu") + csvFiles(in: "Tests/Data/body-imu") }
+    guard !traces.isEmpty else { fail("--equivalence: no traces given, and none in Tests/Corpus/test, Tests/Data/wrist-imu or Tests/Data/body-imu (run it from the repository)") }
     let dir = "/tmp/jolt-bench-\(getpid())"
     mkdir(dir, 0o755)
     let same = equivalence(jolt: o.jolt ?? selfDir() + "/jolt", traces: traces, dir: dir, shopMinutes: 5, bench: settings)

@@ -274,8 +274,11 @@ struct ShakeTests {
     /// Half-sine strokes fed to the shake detector as its dynamic acceleration at 100 Hz after
     /// 2 s at rest: each along a direction in the x-y plane (degrees), with a peak (g; 0 is rest)
     /// and a length in samples; the `began`s.
-    func pacedStrokes(_ s: [(degrees: Double, g: Double, samples: Int)]) -> [Int64] {
-        var d = JoltShake(settings: .preset(.medium))
+    func pacedStrokes(_ s: [(degrees: Double, g: Double, samples: Int)], calmPair: Int32 = 83, threshold: Int32 = 700) -> [Int64] {
+        var settings = ShakeSettings.preset(.medium)
+        settings.calmPairPercent = calmPair
+        settings.thresholdMilliG = threshold
+        var d = JoltShake(settings: settings)
         var t: Int64 = 0
         var began: [Int64] = []
         func feed(_ v: Vec3) {
@@ -294,8 +297,15 @@ struct ShakeTests {
         return began
     }
 
-    @Test("from a still hand, a second stroke within 200 ms reaching 0.83 of the first is a shake; a run's first strides, a weaker recoil or strokes after motion are not")
+    @Test("calm_pair 0.83 (the high preset's): from a still hand, a second stroke within 200 ms reaching 0.83 of the first is a shake; a run's first strides, a weaker recoil or strokes after motion are not; off (medium's), the third stroke")
     func calmPair() {
+        #expect(ShakeSettings.preset(.medium).calmPairPercent == 0 && ShakeSettings.preset(.low).calmPairPercent == 0)
+        #expect(ShakeSettings.preset(.high).calmPairPercent == 83)
+        // Off: the same gentle slow shake begins at its third stroke.
+        let off = pacedStrokes([(0, 0.9, 16), (180, 0.9, 16), (0, 0.9, 16)], calmPair: 0)
+        #expect(off.count == 1, "\(off)")
+        if let t = off.first { #expect(t > 2_330_000, "\(t)") }
+        #expect(pacedStrokes([(0, 0.9, 16), (180, 0.9, 16)], calmPair: 0).isEmpty)
         // A gentle slow shake (0.9 g, 160 ms strokes): recognised as its second stroke passes
         // 0.8 of the first's peak, within 450 ms of the start, not at the third stroke.
         let pair = pacedStrokes([(0, 0.9, 16), (180, 0.9, 16), (0, 0.9, 16)])
@@ -313,6 +323,21 @@ struct ShakeTests {
         #expect(pacedStrokes([(90, 0.5, 10), (0, 0, 50), (0, 0.9, 16), (180, 0.9, 16)]).isEmpty)
         // …a second after, they are.
         #expect(pacedStrokes([(90, 0.5, 10), (0, 0, 100), (0, 0.9, 16), (180, 0.9, 16)]).count == 1)
+    }
+
+    @Test("a hand past 0.7 g is no hand at rest, whatever the threshold: with threshold_g 1.0, strides of 0.8 g before strong strokes veto a shake, as they do at 0.7")
+    func motionBreaksQuiet() {
+        // Strides of 0.8 g every 0.4 s (below a 1.0 g threshold), then three strong strokes
+        // 170 ms apart with no pause: walking that ends in a hard stride or two, not a hand
+        // that was at rest.
+        var strides: [(degrees: Double, g: Double, samples: Int)] = []
+        for i in 0..<4 { strides += [(Double(i % 2) * 180, 0.8, 14), (0, 0, 26)] }
+        let strong: [(degrees: Double, g: Double, samples: Int)] = [(0, 1.3, 17), (180, 1.3, 17), (0, 1.3, 17)]
+        #expect(pacedStrokes(strides + strong, calmPair: 0, threshold: 1000).isEmpty)
+        #expect(pacedStrokes(strides + strong, calmPair: 0, threshold: 700).isEmpty)
+        // The same strong strokes from rest are a shake at either threshold.
+        #expect(pacedStrokes(strong, calmPair: 0, threshold: 1000).count == 1)
+        #expect(pacedStrokes(strong, calmPair: 0, threshold: 700).count == 1)
     }
 
     func run(_ alg: ShakeAlgorithm, _ s: DetectionSettings, _ samples: [Sample]) -> [(t: Int64, e: Events)] {

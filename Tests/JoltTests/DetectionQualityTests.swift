@@ -135,7 +135,7 @@ struct DetectionQualityTests {
 
     @Test("jolt eval --gate passes on the committed corpus and the real recordings, and the table has every row")
     func gate() throws {
-        let r = jolt(["eval", "--gate", packageRoot + "/Tests/Corpus/test", testData + "/wrist-imu"])
+        let r = jolt(["eval", "--gate", packageRoot + "/Tests/Corpus/test", testData + "/wrist-imu", testData + "/body-imu"])
         #expect(r.code == .ok, "\(r.error)")
         for row in ["jolt (default)", "threshold", "lowpass", "planar", "window", "flip: phone", "flip: android"] {
             #expect(r.out.contains(row))
@@ -145,5 +145,41 @@ struct DetectionQualityTests {
         #expect((obj["algorithms"] as? [[String: Any]])?.count == 7)
         #expect(jolt(["eval", "/nonexistent"]).code == .noInput)
         #expect(jolt(["eval", "--rate", "300"]).code == .usage)
+    }
+
+    @Test("jolt eval --by-person: every person of the real recordings, held out or tuned on, and the settings tuned again without each")
+    func byPerson() throws {
+        let r = jolt(["eval", "--by-person", testData + "/wrist-imu", testData + "/body-imu"])
+        #expect(r.code == .ok, "\(r.error)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let people = lines.filter { $0.hasSuffix("  tuned on") || $0.hasSuffix("  held out") }
+        #expect(people.count == 14)
+        #expect(people.filter { $0.hasSuffix("held out") }.count == 9)
+        #expect(people.allSatisfy { $0.hasPrefix("wrist-imu/") == $0.hasSuffix("tuned on") })
+        // The one false shake of the default on a held-out person: a hand swinging the NGIMU
+        // up and down (Tests/Data/body-imu/README.md).
+        let sk4 = try #require(people.first { $0.hasPrefix("body-imu/sk4") })
+        #expect(sk4.split(separator: " ").dropFirst(2).first == "1")
+        #expect(r.out.contains("held out: 9 people"))
+        // Walking with the sensor on the leg left out: tuning on everyone else must not choose a
+        // threshold that makes the walk a shake.
+        let sk1 = try #require(lines.first { $0.hasPrefix("body-imu/sk1") && !$0.hasSuffix("held out") })
+        #expect(sk1.split(separator: " ").map(String.init) == ["body-imu/sk1", "0.80", "g", "0", "0.60", "0"], "\(sk1)")
+    }
+
+    @Test("a shake starts from a hand at rest whatever the threshold: strides past 0.7 g break the quiet spell")
+    func strideBreaksQuiet() throws {
+        // Walking with the sensor on the lower leg: at a 0.85 g threshold the strides between
+        // 0.7 and 0.85 g did not count, so a strong stride after them began a shake.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jolt-stride-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("firm.json").path
+        try #"{"detection": {"shake": {"threshold_g": 0.85}}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        for leg in ["shank", "thigh"] {
+            let r = jolt(["replay", "--config", config, testData + "/body-imu/sk1_\(leg)_walk_120hz.csv"])
+            #expect(r.code == .ok, "\(r.error)")
+            #expect(!r.out.contains("shake began"), "\(leg): \(r.out)")
+        }
     }
 }

@@ -163,6 +163,18 @@ struct FirstHourTests {
         #expect(files.contains("LICENSE") && files.contains("README.md"))
         let licence = try String(contentsOfFile: dir + "/LICENSE", encoding: .utf8)
         #expect(licence.contains("David M. Burns"))
+        // The held-out recordings: every file's source names its licence, whose text is beside it.
+        let body = packageRoot + "/Tests/Data/body-imu"
+        let held = try FileManager.default.contentsOfDirectory(atPath: body)
+        #expect(held.filter { $0.hasSuffix(".csv") }.count == 16)
+        let notices = ["LICENSE.mobgap": "Apache License", "LICENSE.scikit-kinematics": "Thomas Haslwanter", "LICENSE.gaitpy": "MIT License", "NOTICE.mobgap": "Mobilise-D"]
+        for (name, mark) in notices {
+            #expect(try String(contentsOfFile: body + "/" + name, encoding: .utf8).contains(mark), "\(name)")
+        }
+        for f in held where f.hasSuffix(".csv") {
+            let source = try String(contentsOfFile: body + "/" + f, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("# source: ") }
+            #expect(source.map { $0.contains("(Apache-2.0)") || $0.contains("(BSD-3-Clause)") || $0.contains("(MIT)") } == true, "\(f): \(source ?? "no source line")")
+        }
     }
 }
 

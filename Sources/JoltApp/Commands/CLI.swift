@@ -338,7 +338,7 @@ public enum JoltCLI {
     }
 
     static func eval(_ args: [String], out: TextOutput) throws(JoltError) {
-        let a = try Arguments(command: "eval", args, valued: ["--rate", "--seed", "--gait-minutes", "--config", "--sensitivity", "--shop-minutes"], flags: ["--json", "--gate", "--accel-only", "--tamper"])
+        let a = try Arguments(command: "eval", args, valued: ["--rate", "--seed", "--gait-minutes", "--config", "--sensitivity", "--shop-minutes"], flags: ["--json", "--gate", "--accel-only", "--tamper", "--by-person"])
         if a.flag("--tamper") {
             let minutes = try a.fixed("--shop-minutes", places: 1, range: 1...60_000, unit: "min").map { Double($0) / 10 } ?? 12
             let given = try a.fixed("--rate", places: 3, range: 12_500...1_000_000, unit: "Hz")
@@ -368,6 +368,7 @@ public enum JoltCLI {
         }
         var o = EvalCommand.Options()
         o.accelOnly = a.flag("--accel-only")
+        o.byPerson = a.flag("--by-person")
         o.paths = a.positional
         o.json = a.flag("--json")
         o.gate = a.flag("--gate")

@@ -31,13 +31,18 @@ enum EvalCommand {
         var gaitMinutes = 2.0
         /// Drop the gyroscope, as an ADXL345 board sees the world.
         var accelOnly = false
+        /// Add the real recordings person by person, and cross-validation by person.
+        var byPerson = false
         var board = BoardProfile()
     }
 
-    /// The default corpus: the committed test split and the real wrist recordings, when present.
+    /// The real recordings in the repository: wrists, and bodies walking and moving.
+    static let realPaths = ["Tests/Data/wrist-imu", "Tests/Data/body-imu"]
+
+    /// The default corpus: the committed test split and the real recordings, when present.
     static func defaultPaths() -> [String] {
         var p: [String] = []
-        for c in ["Tests/Corpus/test", "Tests/Data/wrist-imu"] where Files.exists(c) { p.append(c) }
+        for c in ["Tests/Corpus/test"] + realPaths where Files.exists(c) { p.append(c) }
         return p
     }
 
@@ -71,7 +76,13 @@ enum EvalCommand {
         let name = file.hasSuffix(".csv") ? String(file.dropLast(4)) : file
         return LabelledTrace(name: name, rateMilliHz: f.rateMilliHz, hasGyro: f.header.hasGyro,
                              rangeMilliG: f.header.rangeMilliG ?? 16_000, samples: samples, labels: labels,
-                             real: category == nil, category: category ?? (folder == "wrist-imu" ? "wrist" : folder))
+                             real: category == nil, category: category ?? "real/\(folder)/\(person(name))")
+    }
+
+    /// Who a real recording is of: its file name up to the first "_" ("s3" for the wrist
+    /// recordings' `s3_012_ABD`, "ha001" for `ha001_back_walk1_100hz`).
+    static func person(_ name: String) -> String {
+        name.split(separator: "_").first.map(String.init) ?? name
     }
 
     static func run(_ o: Options, out: TextOutput) throws(JoltError) -> [EvalResult] {
@@ -84,13 +95,13 @@ enum EvalCommand {
             paths = paths.filter { !$0.contains("Tests/Corpus") }
         }
         guard !paths.isEmpty || !traces.isEmpty else {
-            throw JoltError(.noInput, "jolt eval: no corpus found (Tests/Corpus/test and Tests/Data/wrist-imu are absent here): give corpus folders, or --rate HZ to generate one")
+            throw JoltError(.noInput, "jolt eval: no corpus found (Tests/Corpus/test, Tests/Data/wrist-imu and Tests/Data/body-imu are absent here): give corpus folders, or --rate HZ to generate one")
         }
         for p in paths {
             for f in try files(p) { traces.append(try load(f)) }
         }
         if o.gate && !traces.contains(where: \.real) {
-            throw JoltError(.noInput, "jolt eval --gate: no real recordings among \(paths.isEmpty ? "the generated corpus" : paths.joined(separator: ", ")): the gate's false-event targets need them (give Tests/Data/wrist-imu)")
+            throw JoltError(.noInput, "jolt eval --gate: no real recordings among \(paths.isEmpty ? "the generated corpus" : paths.joined(separator: ", ")): the gate's false-event targets need them (give Tests/Data/wrist-imu or Tests/Data/body-imu)")
         }
         if o.accelOnly {
             for i in traces.indices {
@@ -117,6 +128,9 @@ enum EvalCommand {
             out.write(json(results, describe: describe) + "\n")
         } else {
             out.write(table(results, describe: describe))
+            if o.byPerson, let first = results.first {
+                out.write(EvalPeople.report(traces: traces, settings: o.board.detection, defaultResult: first))
+            }
         }
         return results
     }
@@ -156,7 +170,7 @@ enum EvalCommand {
                 sh ? fmt(r.shakeRecall * 100, 1) + "%" : "—",
                 sh ? cell(EvalResult.percentile(r.shakeLatencies, 50)) : "—",
                 sh ? cell(EvalResult.percentile(r.shakeLatencies, 95)) : "—",
-                sh ? fmt(r.perHour(r.falseShakes) { $0 == "wrist" }, 1) : "—",
+                sh ? fmt(r.perHour(r.falseShakes, EvalResult.isReal), 1) : "—",
                 sh ? "\(r.count(r.falseShakes) { $0 == "knock" })" : "—",
                 sh ? fmt(r.perHour(r.falseShakes) { $0 == "walk-pocket" }, 1) : "—",
                 sh ? fmt(r.perHour(r.falseShakes) { $0 == "run-pocket" }, 1) : "—",
@@ -166,17 +180,17 @@ enum EvalCommand {
                 fl ? fmt(r.flipRecall * 100, 1) + "%" : "—",
                 fl ? cell(EvalResult.percentile(r.flipLatencies, 50)) : "—",
                 fl ? cell(EvalResult.percentile(r.flipLatencies, 95)) : "—",
-                fl ? fmt(r.perHour(r.falseFlips) { $0 == "wrist" }, 1) : "—",
+                fl ? fmt(r.perHour(r.falseFlips, EvalResult.isReal), 1) : "—",
                 fl ? "\(r.count(r.falseFlips) { $0 == "nearflip" })" : "—",
             ])
         }
         if let first = results.first {
-            let h = first.hours { $0 == "wrist" } * 60
+            let h = first.hours(EvalResult.isReal) * 60
             let g = first.hours { $0.hasPrefix("walk-") || $0.hasPrefix("run-") } * 60
             s += "\nshake recall and latency (onset to began) over \(first.shakes) labelled shakes; flip recall and latency (settled to face_down) over \(first.flips) flips.\n"
             let slow = first.slowShakeLatencies
             s += "slow shakes (at most \(fmt(EvalResult.slowShakeHz, 1)) Hz, \(slow.count) found): began p50 \(cell(EvalResult.percentile(slow, 50))) ms, p95 \(cell(EvalResult.percentile(slow, 95))) ms after the start.\n"
-            s += "real: false events per hour on \(fmt(h, 1)) min of real wrist recordings; walk/run pocket, hand, bag: per hour over \(fmt(g, 1)) min of walking and running;\n"
+            s += "real: false events per hour on \(fmt(h, 1)) min of real recordings; walk/run pocket, hand, bag: per hour over \(fmt(g, 1)) min of walking and running;\n"
             s += "knock, other: false events during knocks and slams, and during flips, near-flips, set-downs, lifts and around shakes; near: false flips on near-flips.\n"
             let fails = EvalTargets().failures(first)
             s += fails.isEmpty ? "jolt (default) meets every target.\n" : "jolt (default) misses: " + fails.joined(separator: "; ") + "\n"
@@ -197,7 +211,7 @@ enum EvalCommand {
                     "latency_p50_ms": num(EvalResult.percentile(r.shakeLatencies, 50)), "latency_p95_ms": num(EvalResult.percentile(r.shakeLatencies, 95)),
                     "slow_found": .int(r.slowShakeLatencies.count), "slow_latency_p50_ms": num(EvalResult.percentile(r.slowShakeLatencies, 50)),
                     "slow_latency_p95_ms": num(EvalResult.percentile(r.slowShakeLatencies, 95)),
-                    "false_per_hour_real": num(r.perHour(s) { $0 == "wrist" }), "false_knocks": .int(r.count(s) { $0 == "knock" }),
+                    "false_per_hour_real": num(r.perHour(s, EvalResult.isReal)), "false_knocks": .int(r.count(s) { $0 == "knock" }),
                     "false_per_hour_pocket": num(r.perHour(s) { isGait($0, "-pocket") }), "false_per_hour_walk_pocket": num(r.perHour(s) { $0 == "walk-pocket" }),
                     "false_per_hour_run_pocket": num(r.perHour(s) { $0 == "run-pocket" }), "false_per_hour_hand": num(r.perHour(s) { isGait($0, "-hand") }),
                     "false_per_hour_bag": num(r.perHour(s) { isGait($0, "-bag") }), "false_by_category": counts(s),
@@ -207,7 +221,7 @@ enum EvalCommand {
                 f.append(("flip", [
                     "labelled": .int(r.flips), "found": .int(r.flipsFound), "recall": num(r.flipRecall),
                     "latency_p50_ms": num(EvalResult.percentile(r.flipLatencies, 50)), "latency_p95_ms": num(EvalResult.percentile(r.flipLatencies, 95)),
-                    "false_per_hour_real": num(r.perHour(r.falseFlips) { $0 == "wrist" }), "false_nearflips": .int(r.count(r.falseFlips) { $0 == "nearflip" }),
+                    "false_per_hour_real": num(r.perHour(r.falseFlips, EvalResult.isReal)), "false_nearflips": .int(r.count(r.falseFlips) { $0 == "nearflip" }),
                     "false_by_category": counts(r.falseFlips),
                 ]))
             }
