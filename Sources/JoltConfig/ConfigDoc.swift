@@ -50,7 +50,8 @@ package enum ConfigDoc {
          "mqtt": {"host": "broker.local", "port": 1883, "device": "kiosk-1", "client_id": "c", "username": "u",
            "password": "p", "tls": {"ca_file": "/dev/null"}, "keepalive_s": 30, "topic_prefix": "jolt",
            "discovery": true, "discovery_prefix": "homeassistant",
-           "outbox": {"path": "/var/lib/jolt/outbox", "max_events": 10000}, "command_code": "1234", "remote_disarm": true, "remote_trigger": true}}
+           "outbox": {"path": "/var/lib/jolt/outbox", "max_events": 10000}, "command_code": "1234", "remote_disarm": true, "remote_trigger": true,
+           "evidence_max_kib": 256}}
         """#,
         #"""
         {"alarm": {"output": "NAME", "pulse_ms": 100}, "outputs": {"NAME": {"chip": "/dev/gpiochip0", "offset": 17}},
@@ -259,6 +260,7 @@ package enum ConfigDoc {
             Key(path: "mqtt.command_code", defaultValue: "", meaning: "A code that arm and disarm commands must carry (`{\"command\": \"disarm\", \"code\": \"…\"}`). 5 wrong codes lock out every remote command for a minute, then twice as long each time (docs/security.md)."),
             Key(path: "mqtt.remote_disarm", defaultValue: "true with a command_code, else false", meaning: "Whether disarm is taken over MQTT. Never without a command_code: anyone who can publish to the broker could silence the alarm."),
             Key(path: "mqtt.remote_trigger", defaultValue: "false", meaning: "Whether the alarm may be triggered by hand over MQTT (Home Assistant's panel offers Trigger): it sounds until disarmed. With a command_code, the trigger needs it too."),
+            Key(path: "mqtt.evidence_max_kib", defaultValue: "0 (not sent)", meaning: "Send each alarm's evidence (the jolt-trace of the 10 s either side of the trigger, kept in the state directory) on `PREFIX/DEVICE/evidence`, at most this many KiB (0–4096): a longer one is trimmed to the readings nearest the trigger, and says so in its header. Sent once, when the broker is there (not kept in the outbox)."),
         ]
     }
 

@@ -28,6 +28,9 @@ public struct MQTTConfig: Sendable, Equatable {
     public var remoteDisarm = false
     /// Whether the alarm may be triggered by hand over MQTT (Home Assistant's panel: trigger).
     public var remoteTrigger = false
+    /// Publish each alarm's evidence trace on `<prefix>/<device>/evidence`, at most this many
+    /// KiB (trimmed around the trigger to fit); 0: not sent.
+    public var evidenceMaxKiB = 0
     public init() {}
 }
 
@@ -91,6 +94,7 @@ extension BoardProfile {
             m.remoteDisarm = d
         }
         if let t = try r.bool("remote_trigger") { m.remoteTrigger = t }
+        if let k = try r.integer("evidence_max_kib", 0...4096, "KiB") { m.evidenceMaxKiB = Int(k) }
         try r.finish()
         return m
     }

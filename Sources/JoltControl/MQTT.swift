@@ -58,6 +58,8 @@ package final class MQTTBridge: @unchecked Sendable {
     package var shakeTopic: String { base + "/shake" }
     package var faceDownTopic: String { base + "/face_down" }
     package var tamperTopic: String { base + "/tamper" }
+    /// Each alarm's evidence trace, when `mqtt.evidence_max_kib` asks for it.
+    package var evidenceTopic: String { base + "/evidence" }
     package var problemTopic: String { base + "/problem" }
     package var measuresTopic: String { base + "/measures" }
 
@@ -142,6 +144,12 @@ package final class MQTTBridge: @unchecked Sendable {
     }
 
     package func stop() { link.stop() }
+
+    /// Sends an alarm's evidence trace (already within `evidence_max_kib`): once, not retained,
+    /// and not through the outbox (a trace is too large to keep waiting on disk).
+    package func evidence(_ trace: String) {
+        link.send(topic: evidenceTopic, payload: trace)
+    }
 
     /// An event: published through the outbox; shake and flip also move their retained state.
     package func event(_ r: EventRecord) {

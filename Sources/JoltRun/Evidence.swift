@@ -13,7 +13,8 @@ import JoltTrace
 /// trigger again. The readings before wait in a ring made once at start (nothing is allocated
 /// per sample); a trigger names the file at once (its alarm event carries the path), and the file
 /// is written on a thread of its own once the 10 s after have come: the buzzer never waits for
-/// the disk.
+/// the disk. With `send` (`mqtt.evidence_max_kib`), the writer thread also hands the trace, at
+/// most that many bytes, to the MQTT link.
 package final class EvidenceRecorder {
     package let directory: String
     package let keep: Int
@@ -25,10 +26,12 @@ package final class EvidenceRecorder {
     var head = 0, count = 0
     /// A capture after a trigger: its file, what it holds so far, when it is complete, and what
     /// the trace's header says of it.
-    var capture: (path: String, samples: [Sample], until: Int64, about: [(String, String)])?
+    var capture: (path: String, samples: [Sample], until: Int64, trigger: Int64, about: [(String, String)])?
     var writer: PThread?
     /// Files written (this run).
     package private(set) var written = 0
+    /// Where each trace goes once written, and its largest size in bytes (set before the run).
+    package var send: (maxBytes: Int, to: @Sendable (String) -> Void)?
 
     /// Seconds kept before and after a trigger.
     package static let windowMicros: Int64 = 10_000_000
@@ -70,7 +73,7 @@ package final class EvidenceRecorder {
         before.reserveCapacity(2 * ring.count + 1)
         let start = count == ring.count ? head : 0
         for i in 0..<count { before.append(ring[(start + i) % ring.count]) }
-        capture = (path, before, t + Self.windowMicros,
+        capture = (path, before, t + Self.windowMicros, t,
                    [("evidence", "the alarm triggered at \(EventRecord.seconds(t)) s: \(why)"), ("trigger_t", EventRecord.seconds(t)),
                     ("utc", WallClock.iso8601(wallMicros))])
         return path
@@ -81,9 +84,17 @@ package final class EvidenceRecorder {
         guard let c = capture else { return }
         capture = nil
         writer?.join()
-        let (rate, gyro, keep, dir) = (rateMilliHz, self.gyro, keep, directory)
+        let (rate, gyro, keep, dir, send) = (rateMilliHz, self.gyro, keep, directory, send)
         written += 1
-        writer = PThread { Self.write(c.path, c.samples, about: c.about, rateMilliHz: rate, gyro: gyro, keep: keep, directory: dir) }
+        writer = PThread {
+            Self.write(c.path, c.samples, about: c.about, rateMilliHz: rate, gyro: gyro, keep: keep, directory: dir)
+            guard let send else { return }
+            if let text = Self.capped(c.samples, trigger: c.trigger, about: c.about, rateMilliHz: rate, gyro: gyro, maxBytes: send.maxBytes) {
+                send.to(text)
+            } else {
+                Log.warning("mqtt: the evidence \(c.path) was not sent: not even its header fits in mqtt.evidence_max_kib (raise it)")
+            }
+        }
     }
 
     /// Writes what is captured so far (the run is ending), and waits for the writer.
@@ -109,6 +120,32 @@ package final class EvidenceRecorder {
         guard let names = try? Files.list(directory) else { return }
         let kept = names.filter { $0.hasPrefix("alarm-") && $0.hasSuffix(".csv") }.sorted()
         for old in kept.dropLast(keep) { Files.remove(directory + "/" + old) }
+    }
+}
+
+extension EvidenceRecorder {
+    /// The trace of `samples` as a jolt-trace of at most `maxBytes`: whole when it fits, else
+    /// the readings nearest the trigger, as many after it as before, with a header line that
+    /// says what was left out; nil when not even the header fits.
+    static func capped(_ samples: [Sample], trigger: Int64, about: [(String, String)], rateMilliHz: Int32, gyro: Bool, maxBytes: Int) -> String? {
+        let rows = samples.map { TraceWriter.row($0, gyro: gyro) }
+        let whole = TraceWriter.header(rateMilliHz: rateMilliHz, gyro: gyro, metadata: about)
+        if whole.utf8.count + rows.reduce(0) { $0 + $1.utf8.count } <= maxBytes { return whole + rows.joined() }
+        // The note's numbers take at most 60 bytes more than the template's.
+        let note = "kept %B s before the trigger and %A s after (of %b and %a), to fit mqtt.evidence_max_kib"
+        let budget = maxBytes - whole.utf8.count - "# trimmed: ".utf8.count - note.utf8.count - 60
+        let start = samples.firstIndex { $0.t >= trigger } ?? samples.count
+        var lo = start, hi = start, used = 0
+        var grew = budget > 0
+        while grew {
+            grew = false
+            if hi < rows.count && used + rows[hi].utf8.count <= budget { used += rows[hi].utf8.count; hi += 1; grew = true }
+            if lo > 0 && used + rows[lo - 1].utf8.count <= budget { lo -= 1; used += rows[lo].utf8.count; grew = true }
+        }
+        guard hi > lo, let first = samples.first, let last = samples.last else { return nil }
+        let kept = "kept \(EventRecord.seconds(max(trigger - samples[lo].t, 0))) s before the trigger and \(EventRecord.seconds(max(samples[hi - 1].t - trigger, 0))) s after (of \(EventRecord.seconds(max(trigger - first.t, 0))) and \(EventRecord.seconds(max(last.t - trigger, 0)))), to fit mqtt.evidence_max_kib"
+        let header = TraceWriter.header(rateMilliHz: rateMilliHz, gyro: gyro, metadata: about + [("trimmed", kept)])
+        return header + rows[lo..<hi].joined()
     }
 }
 

@@ -234,6 +234,7 @@ package final class RunCommand {
             if let dir = store?.directory {
                 let e = EvidenceRecorder(directory: dir + "/evidence", rateMilliHz: sensor.rateMilliHz, gyro: sensor.hasGyro)
                 evidence = e
+                if let b = bridge, b.config.evidenceMaxKiB > 0 { e.send = (b.config.evidenceMaxKiB * 1024, { [b] in b.evidence($0) }) }
                 withEvidence.evidence = { t, why in e.triggered(at: t, wallMicros: WallClock.nowMicros(), why: why) }
             }
             alarm = AlarmController(config: a, detection: detectionSettings(sensor), store: store, effects: withEvidence)

@@ -65,4 +65,23 @@ struct EvidenceTests {
         #expect(rows.count >= 2300 && rows.count <= 2310, "10 s before the first trigger, 10 s after the second: \(rows.count)")
         #expect(e.written == 3)
     }
+
+    @Test("capped: whole when it fits; else the readings nearest the trigger, about as many after as before, within the size, with a note; nil when not even the header fits")
+    func capped() throws {
+        let samples = (0..<2000).map { Sample(t: Int64($0) * 10_000, accel: Vec3(Int32($0 % 7), -3, 1000 + Int32($0 % 11)), gyro: Vec3(1, 2, 3)) }
+        let about = [("evidence", "test"), ("trigger_t", "12")]
+        let whole = try #require(EvidenceRecorder.capped(samples, trigger: 12_000_000, about: about, rateMilliHz: 100_000, gyro: true, maxBytes: 1 << 30))
+        #expect(!whole.contains("# trimmed:"))
+        #expect(whole.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("t,") }.count == 2000)
+        for limit in [4096, 20_000] {
+            let cut = try #require(EvidenceRecorder.capped(samples, trigger: 12_000_000, about: about, rateMilliHz: 100_000, gyro: true, maxBytes: limit))
+            #expect(cut.utf8.count <= limit, "\(cut.utf8.count) > \(limit)")
+            #expect(cut.utf8.count > limit - 200, "fills the room: \(cut.utf8.count) of \(limit)")
+            let times = cut.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("t,") }.compactMap { Double(String($0.split(separator: ",")[0])) }
+            let before = 12 - (times.first ?? 99), after = (times.last ?? -99) - 12
+            #expect(before >= 0 && after >= 0 && abs(before - after) <= 0.011, "\(before) s before, \(after) s after")
+            #expect(cut.contains("# trimmed: kept \(EventRecord.seconds(Int64((before * 1e6).rounded()))) s before the trigger"), "\(cut.prefix(400))")
+        }
+        #expect(EvidenceRecorder.capped(samples, trigger: 12_000_000, about: about, rateMilliHz: 100_000, gyro: true, maxBytes: 100) == nil)
+    }
 }

@@ -245,6 +245,48 @@ struct MQTTTests {
         #expect(late.messages.contains { $0.0 == "jolt/kiosk-1/state" && $0.1.contains("triggered") })
     }
 
+    @Test("evidence over MQTT: with mqtt.evidence_max_kib, the alarm's evidence trace arrives on jolt/<device>/evidence, trimmed around the trigger to fit; the file keeps it whole")
+    func evidence() throws {
+        let broker = try Broker()
+        let sub = Process()
+        sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        sub.arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", Broker.user, "-P", Broker.password, "-q", "1", "-t", "jolt/kiosk-1/evidence", "-C", "1", "-W", "30"]
+        let pipe = Pipe()
+        sub.standardOutput = pipe
+        try sub.run()
+        defer { if sub.isRunning { kill(sub.processIdentifier, SIGKILL) } }
+        let ready = try broker.subscribe(["jolt/kiosk-1/evidence"])
+        defer { ready.stop() }
+        usleep(300_000)   // both subscribers are in before the run publishes
+        let state = NSTemporaryDirectory() + "jolt-evidence-mqtt-\(UUID().uuidString.prefix(8))"
+        let mqtt = broker.mqttConfig().edited("\"outbox\":", "\"evidence_max_kib\": 8, \"outbox\":")
+        let board = try kioskBoard(socket: socketPath(), extra: mqtt)
+        var o = RunCommand.Options(json: true, fast: true)
+        o.trace = liftTrace()
+        o.limitMicros = 8_000_000
+        o.stateDirectory = state
+        let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: TextOutput.capturing())
+        var triggered: [String: Any]?
+        cmd.watcher = Hooks(event: { e, _ in if let j = json(e.json), j["state"] as? String == "triggered" { triggered = j } })
+        try cmd.run()
+        let trigger = try #require(triggered, "the lift triggers the alarm")
+        let path = try #require(trigger["evidence"] as? String)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        sub.waitUntilExit()
+        let sent = String(decoding: data, as: UTF8.self)
+        #expect(data.count <= 8 * 1024 + 1, "\(data.count) bytes")   // mosquitto_sub adds a newline
+        #expect(sent.hasPrefix("# jolt-trace v1\n") && sent.contains("# trimmed: kept ") && sent.contains("to fit mqtt.evidence_max_kib"), "\(sent.prefix(600))")
+        let whole = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!whole.contains("# trimmed:") && whole.utf8.count > 8 * 1024, "the file is whole: \(whole.utf8.count) bytes")
+        let rows = sent.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("t,") }
+        let times = rows.compactMap { Double(String($0.split(separator: ",")[0])) }
+        let t = try #require(trigger["t"] as? Double)
+        #expect(rows.count > 50 && times.count == rows.count, "\(rows.count) rows")
+        #expect((times.first ?? .infinity) <= t && t <= (times.last ?? -1), "\(times.first ?? 0) … \(times.last ?? 0) around \(t)")
+        let fileRows = Set(whole.split(separator: "\n").filter { !$0.hasPrefix("#") })
+        #expect(rows.allSatisfy { fileRows.contains($0) }, "the rows sent are the file's")
+    }
+
     @Test("arm and disarm over MQTT change the alarm; a wrong or missing code is refused and answered; jolt status agrees")
     func commands() throws {
         let broker = try Broker()
