@@ -175,6 +175,8 @@ public struct TamperScore: Sendable {
     /// Latency from the start of the theft motion, ms, for every one found.
     public var latencies: [String: [Double]] = [:]
     public var falseTampers = 0
+    /// The false tampers by what fired (Jolt's rule: moved, tilting, tilted).
+    public var falseCauses: [String: Int] = [:]
     public var negativeSeconds = 0.0
 
     public init() {}
@@ -193,6 +195,7 @@ public struct TamperScore: Sendable {
         for (k, v) in o.found { found[k, default: 0] += v }
         for (k, v) in o.latencies { latencies[k, default: []] += v }
         falseTampers += o.falseTampers
+        for (k, v) in o.falseCauses { falseCauses[k, default: 0] += v }
         negativeSeconds += o.negativeSeconds
     }
 }
@@ -205,7 +208,7 @@ public enum TamperEvaluator {
         var score = TamperScore()
         let settings = DetectionSettings(sensitivity: .medium, rateMilliHz: Int32((rate * 1000).rounded()), gyro: gyro)
         for c in cases {
-            let fires = firings(alg, c, settings: settings)
+            let (fires, causes) = firingsWithCauses(alg, c, settings: settings)
             if let onset = c.onset {
                 score.labelled[c.scenario, default: 0] += 1
                 if let t = fires.first(where: { $0 >= onset && $0 <= c.end + 1_000_000 }) {
@@ -213,9 +216,10 @@ public enum TamperEvaluator {
                     score.latencies[c.scenario, default: []].append(Double(t - onset) / 1000)
                 }
                 // Before the theft starts it is a kiosk at rest: a firing there is false too.
-                score.falseTampers += fires.filter { $0 < onset }.count
+                for f in fires where f < onset { score.falseTampers += 1; score.falseCauses[causes[f] ?? "fired", default: 0] += 1 }
             } else {
                 score.falseTampers += fires.count
+                for f in fires { score.falseCauses[causes[f] ?? "fired", default: 0] += 1 }
                 score.negativeSeconds += Double(c.end - c.armAt) / 1e6
             }
         }
@@ -224,12 +228,18 @@ public enum TamperEvaluator {
 
     /// When the rule fired, µs, after arming (at most once every 2 s).
     static func firings(_ alg: TamperAlgorithm, _ c: KioskCase, settings: DetectionSettings) -> [Int64] {
+        firingsWithCauses(alg, c, settings: settings).times
+    }
+
+    /// The same, with what fired each (Jolt's rule only; the others fire for one reason).
+    static func firingsWithCauses(_ alg: TamperAlgorithm, _ c: KioskCase, settings: DetectionSettings) -> (times: [Int64], causes: [Int64: String]) {
         var g = GravityFilter(tauMicros: Int64(settings.gravityTauMillis) * 1000, periodMicros: settings.periodMicros, gyro: settings.gyro)
         var jolt = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros)
         var activity = ActivityTamper()
         var tilt = TiltTamper()
         var armed = false
         var out: [Int64] = []
+        var causes: [Int64: String] = [:]
         for s in c.samples {
             let gv = g.update(s)
             if !armed && s.t >= c.armAt {
@@ -245,9 +255,12 @@ public enum TamperEvaluator {
             case .activity: fired = activity.update(s)
             case .tilt10: fired = tilt.tilted(gv)
             }
-            if fired, out.last.map({ s.t - $0 >= 2_000_000 }) ?? true { out.append(s.t) }
+            if fired, out.last.map({ s.t - $0 >= 2_000_000 }) ?? true {
+                out.append(s.t)
+                if alg == .jolt, let r = jolt.reading(gravity: gv, at: s.t) { causes[s.t] = "\(r.cause)" }
+            }
         }
-        return out
+        return (out, causes)
     }
 }
 

@@ -95,6 +95,10 @@ enum TamperEval {
             cells.append(EvalCommand.fmt(sc.falsePerHour, 1))
             s += line(cells)
         }
+        for r in rows where r.algorithm == .jolt && r.score.falseTampers > 0 {
+            let causes = r.score.falseCauses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            s += "\(EvalCommand.fmt(r.rate, 0)) Hz \(r.gyro ? "gyro" : "accel"): jolt's \(r.score.falseTampers) false tampers by what fired: \(causes)\n"
+        }
         let hours = (rows.first.map { $0.score.negativeSeconds } ?? 0) / 3600
         s += "shop life per rate and chip: \(EvalCommand.fmt(hours * 60, 1)) min (taps and jabs, leaning, door slams and bags set down, the building's vibration and hum, offsets drifting); chip accel: no gyroscope, 3.9 mg steps.\n"
         return s
