@@ -27,6 +27,13 @@
 /// and a turn under 1 mg are nothing in flight: they would take seconds more to leak away to
 /// exactly zero, and until they do the kiosk never rests (the set's rest path waits for it).
 ///
+/// At 50 Hz and below a tap is over within one sample (its 10–30 ms press falls between
+/// samples, or on one), and a chip read without a low-pass folds it into a one-sample spike of
+/// up to 0.5 g; a theft pushes for 100 ms or more, three samples at 25 Hz. So there the velocity
+/// and the turn take each deviation a sample late, and leave out one past the dead zone that
+/// neither neighbour passes the same way: a lone spike moves nothing, a push of two samples or
+/// more counts whole. A resting reading, a jolt and a ring's hold forget the samples kept.
+///
 /// Integers only; every product stays below 2^63 for any reading a chip or a trace gives
 /// (velocities are kept within ±10 m/s, 10^9 mg·µs, so a squared speed is at most 3·10^18), and
 /// the arithmetic wraps rather than trap past that, as the core's per-sample arithmetic does:
@@ -81,6 +88,15 @@ public struct Movement: Sendable {
     @usableFromInline var turnSince: Int64 = .min
     @usableFromInline var tx: Int64 = 0, ty: Int64 = 0, tz: Int64 = 0
     @usableFromInline let lpQ16: Int64
+    /// At 50 Hz and below: lone spikes are left out (above), a sample late.
+    public let despike: Bool
+    /// The two deviations before this reading, mg (0 after a rest, a jolt or a hold), and
+    /// whether the last was quiet.
+    @usableFromInline var px1: Int64 = 0, py1: Int64 = 0, pz1: Int64 = 0
+    @usableFromInline var px2: Int64 = 0, py2: Int64 = 0, pz2: Int64 = 0
+    @usableFromInline var pquiet = true
+    /// A sample period this long or longer (50 Hz and below) despikes, µs.
+    public static let despikePeriodMicros: Int64 = 20_000
     /// The readings since the baseline last moved: their sums, how many, and when it moves
     /// next.
     @usableFromInline var ax: Int64 = 0, ay: Int64 = 0, az: Int64 = 0
@@ -111,6 +127,7 @@ public struct Movement: Sendable {
         leakQ16 = (period << 16) / Self.leakMicros
         baseQ20 = (period << 20) / Self.baselineMicros
         lpQ16 = (period << 16) / (Self.turnTauMicros + period)
+        despike = period >= Self.despikePeriodMicros
     }
 
     /// The velocity now, mm/s per axis.
@@ -174,8 +191,16 @@ public struct Movement: Sendable {
             hush()
             return false
         }
-        let turned = turning(s.t, quiet ? 0 : ex, quiet ? 0 : ey, quiet ? 0 : ez)
-        vx = Self.step(vx, ex, period, leakQ16); vy = Self.step(vy, ey, period, leakQ16); vz = Self.step(vz, ez, period, leakQ16)
+        var mx = ex, my = ey, mz = ez, mquiet = quiet
+        if despike {
+            mx = Self.unlessLone(px2, px1, ex); my = Self.unlessLone(py2, py1, ey); mz = Self.unlessLone(pz2, pz1, ez)
+            mquiet = pquiet
+            px2 = px1; py2 = py1; pz2 = pz1
+            px1 = ex; py1 = ey; pz1 = ez
+            pquiet = quiet
+        }
+        let turned = turning(s.t, mquiet ? 0 : mx, mquiet ? 0 : my, mquiet ? 0 : mz)
+        vx = Self.step(vx, mx, period, leakQ16); vy = Self.step(vy, my, period, leakQ16); vz = Self.step(vz, mz, period, leakQ16)
         guard vx &* vx &+ vy &* vy &+ vz &* vz > speed &* speed else {
             since = .min
             return turned
@@ -206,6 +231,7 @@ public struct Movement: Sendable {
                 since = .min
                 turnSince = .min
                 resting = true
+                forgetDeviations()
                 return true
             }
         } else {
@@ -267,6 +293,25 @@ public struct Movement: Sendable {
         since = .min
         lx = 0; ly = 0; lz = 0
         turnSince = .min
+        forgetDeviations()
+    }
+
+    /// Forgets the deviations kept for despiking.
+    @inlinable @inline(__always)
+    mutating func forgetDeviations() {
+        px1 = 0; py1 = 0; pz1 = 0
+        px2 = 0; py2 = 0; pz2 = 0
+        pquiet = true
+    }
+
+    /// `mid`, or 0 when it is past the dead zone and neither `before` nor `after` is past it the
+    /// same way: a lone spike.
+    @inlinable @inline(__always)
+    static func unlessLone(_ before: Int64, _ mid: Int64, _ after: Int64) -> Int64 {
+        let d = Int64(Self.deadZoneMilliG)
+        if mid > d { return before > d || after > d ? mid : 0 }
+        if mid < -d { return before < -d || after < -d ? mid : 0 }
+        return mid
     }
 
     /// Narrows `box` to the readings for which `update` would only add the reading to the
@@ -307,90 +352,5 @@ public struct Movement: Sendable {
     public mutating func rest(_ a: Vec3) {
         ax &+= Int64(a.x); ay &+= Int64(a.y); az &+= Int64(a.z)
         an &+= 1
-    }
-
-    /// Whether the reading has turned away from the baseline across gravity by more than
-    /// `turnMilliG`, the same way, for `turnMicros`: the start of a tilt, long before it reaches
-    /// the tilt angle. Only the part across gravity counts (a tilt turns gravity sideways; the
-    /// floor shakes the kiosk up and down); it is low-passed so that a tap's push and give-back
-    /// cancel.
-    @inlinable
-    mutating func turning(_ t: Int64, _ rx: Int64, _ ry: Int64, _ rz: Int64) -> Bool {
-        let lim = Self.lim
-        let ex = Swift.min(Swift.max(rx, -lim), lim), ey = Swift.min(Swift.max(ry, -lim), lim), ez = Swift.min(Swift.max(rz, -lim), lim)
-        var px = ex, py = ey, pz = ez
-        if ex | ey | ez != 0 && g2 != 0 {
-            // e − g·(e·g)/|g|², with (e·g)/|g|² in Q16. With every component within 2·10^6 mg,
-            // and a baseline under 0.5 g (a kiosk in free fall: the movement catches it) not
-            // used, the quotient stays below 2^29 and every product below 2^51.
-            let q = ((ex &* gx &+ ey &* gy &+ ez &* gz) << 16) / g2
-            px = ex &- (gx &* q) / (1 << 16); py = ey &- (gy &* q) / (1 << 16); pz = ez &- (gz &* q) / (1 << 16)
-        }
-        lx = Self.ease(lx, px << 8, lpQ16); ly = Self.ease(ly, py << 8, lpQ16); lz = Self.ease(lz, pz << 8, lpQ16)
-        let k: Int64 = Self.turnMilliG << 8
-        let l2: Int64 = lx &* lx &+ ly &* ly &+ lz &* lz
-        guard l2 > k * k else {
-            turnSince = .min
-            return false
-        }
-        if turnSince == .min || lx &* tx &+ ly &* ty &+ lz &* tz <= 0 {
-            turnSince = t
-            tx = lx; ty = ly; tz = lz
-        }
-        return t - turnSince >= Self.turnMicros
-    }
-
-    /// Sets the baseline as the turn uses it (`gx`, `gy`, `gz`, `g2`), after it moved: within
-    /// ±`lim` on every axis, and `g2` 0 (no gravity to turn across) under 0.5 g. Not inlined:
-    /// it runs once every 2 s.
-    @inlinable @inline(never)
-    mutating func across() {
-        let lim = Self.lim
-        gx = Swift.min(Swift.max(bx >> 16, -lim), lim)
-        gy = Swift.min(Swift.max(by >> 16, -lim), lim)
-        gz = Swift.min(Swift.max(bz >> 16, -lim), lim)
-        let n = gx &* gx &+ gy &* gy &+ gz &* gz
-        g2 = n >= 250_000 ? n : 0
-    }
-
-    /// One step of the turn's low-pass from `l` toward `target` (Q8), at least one unit, so
-    /// that it settles exactly.
-    /// (Static, so that a call does not copy the detector.)
-    @inlinable
-    static func ease(_ l: Int64, _ target: Int64, _ lpQ16: Int64) -> Int64 {
-        let d = target &- l
-        if d == 0 { return l }
-        let step = d &* lpQ16 / (1 << 16)
-        return l &+ (step != 0 ? step : (d > 0 ? 1 : -1))
-    }
-
-    /// One step of an axis's leaky velocity: the acceleration past the dead zone times the
-    /// period, less the leak (rounded half away from zero, and at least 1 so that a velocity
-    /// left alone reaches zero), kept within ±10 m/s.
-    @inlinable
-    static func step(_ v: Int64, _ e: Int64, _ period: Int64, _ leakQ16: Int64) -> Int64 {
-        let d = Int64(Self.deadZoneMilliG)
-        let past = e > d ? e &- d : (e < -d ? e &+ d : 0)
-        let leak = v > 0 ? Swift.max((v &* leakQ16 &+ (1 << 15)) >> 16, 1) : (v < 0 ? 0 &- Swift.max(((0 &- v) &* leakQ16 &+ (1 << 15)) >> 16, 1) : 0)
-        return Swift.min(Swift.max(v &+ past &* period &- leak, -Self.limit), Self.limit)
-    }
-
-    /// Whether an axis's reading crossed from past the dead zone on one side to past it on the
-    /// other.
-    @inlinable @inline(__always)
-    mutating func reversed(_ ex: Int64, _ ey: Int64, _ ez: Int64) -> Bool {
-        let fx = Self.crossed(&sx, ex), fy = Self.crossed(&sy, ey), fz = Self.crossed(&sz, ez)
-        return fx || fy || fz
-    }
-
-    /// One axis of `reversed`: whether `e` is past the dead zone on the other side from the
-    /// last reading that was (`side`, which it then becomes).
-    @inlinable
-    static func crossed(_ side: inout Int8, _ e: Int64) -> Bool {
-        let d = Int64(Self.deadZoneMilliG)
-        let n: Int8 = e > d ? 1 : (e < -d ? -1 : 0)
-        guard n != 0 else { return false }
-        defer { side = n }
-        return side == -n
     }
 }

@@ -8,6 +8,9 @@ import JoltCore
 struct FloatMovement {
     let period: Real, speed: Real, hold: Int64, leak: Real, gain: Real
     let dead: Real = 0.025, shock: Real = 0.45
+    /// At 50 Hz and below, each deviation a sample late, lone spikes left out (Movement.despike).
+    let despike: Bool
+    var p1: (Real, Real, Real) = (0, 0, 0), p2: (Real, Real, Real) = (0, 0, 0), pquiet = true
     var started = false
     var sum: (Real, Real, Real) = (0, 0, 0), n: Real = 0, due: Int64 = 0
     var b: (Real, Real, Real) = (0, 0, 0), v: (Real, Real, Real) = (0, 0, 0), d: (Real, Real, Real) = (0, 0, 0)
@@ -27,6 +30,7 @@ struct FloatMovement {
         leak = period / 0.5
         gain = period / 20
         lp = period / (0.04 + period)
+        despike = s.periodMicros >= Movement.despikePeriodMicros
     }
 
     mutating func restart() {
@@ -42,6 +46,7 @@ struct FloatMovement {
         since = .min
         l = (0, 0, 0)
         turnSince = .min
+        p1 = (0, 0, 0); p2 = (0, 0, 0); pquiet = true
     }
 
     /// Whether a reading off the baseline has stayed within 40 mg of one place for 1 s.
@@ -64,9 +69,9 @@ struct FloatMovement {
     }
 
     /// The turn across gravity past 30 mg, low-passed, held the same way for 60 ms.
-    mutating func turning(_ t: Int64, _ e: (Real, Real, Real)) -> Bool {
+    mutating func turning(_ t: Int64, _ e: (Real, Real, Real), quiet: Bool) -> Bool {
         var p = e
-        if max(abs(e.0), abs(e.1), abs(e.2)) <= band {
+        if quiet {
             p = (0, 0, 0)
         } else {
             let g2 = b.0 * b.0 + b.1 * b.1 + b.2 * b.2
@@ -88,7 +93,9 @@ struct FloatMovement {
         return t - turnSince >= turnHold
     }
 
-    mutating func update(_ t: Int64, _ a: (Real, Real, Real)) -> Bool {
+    /// The reading less the baseline; the baseline moves every 2 s, toward the mean of the
+    /// readings since.
+    mutating func deviation(_ t: Int64, _ a: (Real, Real, Real)) -> (Real, Real, Real) {
         if !started {
             b = a
             sum = (0, 0, 0); n = 0
@@ -96,7 +103,6 @@ struct FloatMovement {
             started = true
         }
         let e = (a.0 - b.0, a.1 - b.1, a.2 - b.2)
-        // The baseline moves every 2 s, toward the mean of the readings since.
         sum = (sum.0 + a.0, sum.1 + a.1, sum.2 + a.2)
         n += 1
         if t >= due {
@@ -104,8 +110,32 @@ struct FloatMovement {
             sum = (0, 0, 0); n = 0
             due = t + 2_000_000
         }
+        return e
+    }
+
+    /// At 50 Hz and below, the last deviation, 0 on an axis where it is a lone spike, and
+    /// whether it was quiet (the current one kept unless `rested`).
+    mutating func despiked(_ e: (Real, Real, Real), quiet: Bool, rested: Bool) -> ((Real, Real, Real), Bool) {
+        guard despike else { return (e, quiet) }
+        func unlessLone(_ b: Real, _ m: Real, _ a: Real) -> Real {
+            if m > dead { return b > dead || a > dead ? m : 0 }
+            if m < -dead { return b < -dead || a < -dead ? m : 0 }
+            return m
+        }
+        let out = ((unlessLone(p2.0, p1.0, e.0), unlessLone(p2.1, p1.1, e.1), unlessLone(p2.2, p1.2, e.2)), pquiet)
+        if !rested {
+            p2 = p1
+            p1 = e
+            pquiet = quiet
+        }
+        return out
+    }
+
+    mutating func update(_ t: Int64, _ a: (Real, Real, Real)) -> Bool {
+        let e = deviation(t, a)
         let size = max(abs(e.0), abs(e.1), abs(e.2))
         let jolt = size > shock
+        var rested = false   // the fixed-point detector ends here, its median emptied
         if size <= band {
             heldSince = .min
             // What is left in flight on a quiet reading, under 1.3 mm/s and 1 mg, is nothing.
@@ -113,6 +143,8 @@ struct FloatMovement {
             if max(abs(v.0), abs(v.1), abs(v.2)) < 1.31072e-4 && max(abs(l.0), abs(l.1), abs(l.2)) < 0.001 {
                 v = (0, 0, 0)
                 l = (0, 0, 0)
+                p1 = (0, 0, 0); p2 = (0, 0, 0); pquiet = true
+                rested = true
             }
         } else if settled(t, a) {
             reseat(t, a)
@@ -134,9 +166,10 @@ struct FloatMovement {
             hush()
             return false
         }
-        let turned = turning(t, e)
+        let (m, mquiet) = despiked(e, quiet: size <= band, rested: rested)
+        let turned = turning(t, m, quiet: mquiet)
         func past(_ x: Real) -> Real { x > dead ? x - dead : (x < -dead ? x + dead : 0) }
-        v = (v.0 + past(e.0) * period - v.0 * leak, v.1 + past(e.1) * period - v.1 * leak, v.2 + past(e.2) * period - v.2 * leak)
+        v = (v.0 + past(m.0) * period - v.0 * leak, v.1 + past(m.1) * period - v.1 * leak, v.2 + past(m.2) * period - v.2 * leak)
         guard v.0 * v.0 + v.1 * v.1 + v.2 * v.2 > speed * speed else {
             since = .min
             return turned

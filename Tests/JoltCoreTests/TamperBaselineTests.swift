@@ -176,4 +176,30 @@ struct MovementTests {
             #expect(stuck == atOneG, "stuck at the top: \(stuck) firings, at 1 g: \(atOneG) (period \(period) µs)")
         }
     }
+
+    @Test("at 50 Hz and below, a lone one-sample spike (a tap a chip without a low-pass caught) moves nothing; a push of several samples still fires; at 100 Hz nothing is despiked")
+    func despikes() {
+        func fires(rate: Int64, _ extra: (Int) -> Int32) -> Bool {
+            let period = 1_000_000 / rate
+            var m = Movement(periodMicros: period, speedMMs: 20, holdMillis: 120)
+            var fired = false
+            for i in 0..<Int(rate * 4) {
+                let e = i < Int(rate) ? 0 : extra(i - Int(rate))
+                if m.update(Sample(t: Int64(i) * period, accel: Vec3(e, 0, 1000))) { fired = true }
+            }
+            return fired
+        }
+        // Taps at 25 Hz: one sample of 0.3 g sideways every 0.4 s, nothing between.
+        let taps: (Int) -> Int32 = { i in i % 10 == 0 ? 300 : 0 }
+        #expect(!fires(rate: 25, taps))
+        #expect(!fires(rate: 50) { i in i % 20 == 0 ? 300 : 0 })
+        // The same spike is a push at 100 Hz and past (it lasts 10 ms there, not a sample of 40):
+        // not despiked, the movement test reads it as it is, and 0.3 g for one sample in ten is
+        // a steady push on average.
+        #expect(Movement(periodMicros: 10_000, speedMMs: 20, holdMillis: 120).despike == false)
+        #expect(Movement(periodMicros: 20_000, speedMMs: 20, holdMillis: 120).despike)
+        // A slide's push at 25 Hz: 0.15 g for five samples (0.2 s).
+        #expect(fires(rate: 25) { i in i < 5 ? 150 : 0 })
+        #expect(fires(rate: 50) { i in i < 10 ? 150 : 0 })
+    }
 }

@@ -167,7 +167,7 @@ struct FirstHourTests {
         let body = packageRoot + "/Tests/Data/body-imu"
         let held = try FileManager.default.contentsOfDirectory(atPath: body)
         #expect(held.filter { $0.hasSuffix(".csv") }.count == 16)
-        let notices = ["LICENSE.mobgap": "Apache License", "LICENSE.scikit-kinematics": "Thomas Haslwanter", "LICENSE.gaitpy": "MIT License", "NOTICE.mobgap": "Mobilise-D"]
+        let notices = ["LICENSE.mobgap": "Apache License", "LICENSE.scikit-kinematics": "Thomas Haslwanter", "LICENSE.gaitpy": "MIT License", "NOTICE.mobgap": "Eskofier"]
         for (name, mark) in notices {
             #expect(try String(contentsOfFile: body + "/" + name, encoding: .utf8).contains(mark), "\(name)")
         }

@@ -1,0 +1,87 @@
+/// The turn across gravity, and the per-axis steps of `Movement` (docs/detection.md, "Tamper").
+extension Movement {
+    /// Whether the reading has turned away from the baseline across gravity by more than
+    /// `turnMilliG`, the same way, for `turnMicros`: the start of a tilt, long before it reaches
+    /// the tilt angle. Only the part across gravity counts (a tilt turns gravity sideways; the
+    /// floor shakes the kiosk up and down); it is low-passed so that a tap's push and give-back
+    /// cancel.
+    @inlinable
+    mutating func turning(_ t: Int64, _ rx: Int64, _ ry: Int64, _ rz: Int64) -> Bool {
+        let lim = Self.lim
+        let ex = Swift.min(Swift.max(rx, -lim), lim), ey = Swift.min(Swift.max(ry, -lim), lim), ez = Swift.min(Swift.max(rz, -lim), lim)
+        var px = ex, py = ey, pz = ez
+        if ex | ey | ez != 0 && g2 != 0 {
+            // e − g·(e·g)/|g|², with (e·g)/|g|² in Q16. With every component within 2·10^6 mg,
+            // and a baseline under 0.5 g (a kiosk in free fall: the movement catches it) not
+            // used, the quotient stays below 2^29 and every product below 2^51.
+            let q = ((ex &* gx &+ ey &* gy &+ ez &* gz) << 16) / g2
+            px = ex &- (gx &* q) / (1 << 16); py = ey &- (gy &* q) / (1 << 16); pz = ez &- (gz &* q) / (1 << 16)
+        }
+        lx = Self.ease(lx, px << 8, lpQ16); ly = Self.ease(ly, py << 8, lpQ16); lz = Self.ease(lz, pz << 8, lpQ16)
+        let k: Int64 = Self.turnMilliG << 8
+        let l2: Int64 = lx &* lx &+ ly &* ly &+ lz &* lz
+        guard l2 > k * k else {
+            turnSince = .min
+            return false
+        }
+        if turnSince == .min || lx &* tx &+ ly &* ty &+ lz &* tz <= 0 {
+            turnSince = t
+            tx = lx; ty = ly; tz = lz
+        }
+        return t - turnSince >= Self.turnMicros
+    }
+
+    /// Sets the baseline as the turn uses it (`gx`, `gy`, `gz`, `g2`), after it moved: within
+    /// ±`lim` on every axis, and `g2` 0 (no gravity to turn across) under 0.5 g. Not inlined:
+    /// it runs once every 2 s.
+    @inlinable @inline(never)
+    mutating func across() {
+        let lim = Self.lim
+        gx = Swift.min(Swift.max(bx >> 16, -lim), lim)
+        gy = Swift.min(Swift.max(by >> 16, -lim), lim)
+        gz = Swift.min(Swift.max(bz >> 16, -lim), lim)
+        let n = gx &* gx &+ gy &* gy &+ gz &* gz
+        g2 = n >= 250_000 ? n : 0
+    }
+
+    /// One step of the turn's low-pass from `l` toward `target` (Q8), at least one unit, so
+    /// that it settles exactly.
+    /// (Static, so that a call does not copy the detector.)
+    @inlinable
+    static func ease(_ l: Int64, _ target: Int64, _ lpQ16: Int64) -> Int64 {
+        let d = target &- l
+        if d == 0 { return l }
+        let step = d &* lpQ16 / (1 << 16)
+        return l &+ (step != 0 ? step : (d > 0 ? 1 : -1))
+    }
+
+    /// One step of an axis's leaky velocity: the acceleration past the dead zone times the
+    /// period, less the leak (rounded half away from zero, and at least 1 so that a velocity
+    /// left alone reaches zero), kept within ±10 m/s.
+    @inlinable
+    static func step(_ v: Int64, _ e: Int64, _ period: Int64, _ leakQ16: Int64) -> Int64 {
+        let d = Int64(Self.deadZoneMilliG)
+        let past = e > d ? e &- d : (e < -d ? e &+ d : 0)
+        let leak = v > 0 ? Swift.max((v &* leakQ16 &+ (1 << 15)) >> 16, 1) : (v < 0 ? 0 &- Swift.max(((0 &- v) &* leakQ16 &+ (1 << 15)) >> 16, 1) : 0)
+        return Swift.min(Swift.max(v &+ past &* period &- leak, -Self.limit), Self.limit)
+    }
+
+    /// Whether an axis's reading crossed from past the dead zone on one side to past it on the
+    /// other.
+    @inlinable @inline(__always)
+    mutating func reversed(_ ex: Int64, _ ey: Int64, _ ez: Int64) -> Bool {
+        let fx = Self.crossed(&sx, ex), fy = Self.crossed(&sy, ey), fz = Self.crossed(&sz, ez)
+        return fx || fy || fz
+    }
+
+    /// One axis of `reversed`: whether `e` is past the dead zone on the other side from the
+    /// last reading that was (`side`, which it then becomes).
+    @inlinable
+    static func crossed(_ side: inout Int8, _ e: Int64) -> Bool {
+        let d = Int64(Self.deadZoneMilliG)
+        let n: Int8 = e > d ? 1 : (e < -d ? -1 : 0)
+        guard n != 0 else { return false }
+        defer { side = n }
+        return side == -n
+    }
+}
