@@ -29,7 +29,8 @@
 ///
 /// At 50 Hz and below a tap is over within one sample (its 10–30 ms press falls between
 /// samples, or on one), and a chip read without a low-pass folds it into a one-sample spike of
-/// up to 0.5 g; a theft pushes for 100 ms or more, three samples at 25 Hz. So there the velocity
+/// up to 0.5 g; a theft pushes for 100 ms or more, three samples at 25 Hz. So for such readings
+/// (`despike`: a trace another tool recorded; Jolt's own are filtered) the velocity
 /// and the turn take each deviation a sample late, and leave out one past the dead zone that
 /// neither neighbour passes the same way: a lone spike moves nothing, a push of two samples or
 /// more counts whole. A resting reading, a jolt and a ring's hold forget the samples kept.
@@ -88,7 +89,8 @@ public struct Movement: Sendable {
     @usableFromInline var turnSince: Int64 = .min
     @usableFromInline var tx: Int64 = 0, ty: Int64 = 0, tz: Int64 = 0
     @usableFromInline let lpQ16: Int64
-    /// At 50 Hz and below: lone spikes are left out (above), a sample late.
+    /// At 50 Hz and below, for readings that may fold a tap into a spike (`TamperSettings.mayAlias`):
+    /// lone spikes are left out (above), a sample late.
     public let despike: Bool
     /// The two deviations before this reading, mg (0 after a rest, a jolt or a hold), and
     /// whether the last was quiet.
@@ -120,14 +122,14 @@ public struct Movement: Sendable {
 
     /// A detector for samples every `periodMicros` that calls `speedMMs` (mm/s) held for
     /// `holdMillis` a move.
-    public init(periodMicros: Int64, speedMMs: Int32, holdMillis: Int32) {
+    public init(periodMicros: Int64, speedMMs: Int32, holdMillis: Int32, despike: Bool = false) {
         period = Swift.max(periodMicros, 1)
         speed = Int64(speedMMs) * 100_000_000_000 / 980_665
         hold = Int64(holdMillis) * 1000
         leakQ16 = (period << 16) / Self.leakMicros
         baseQ20 = (period << 20) / Self.baselineMicros
         lpQ16 = (period << 16) / (Self.turnTauMicros + period)
-        despike = period >= Self.despikePeriodMicros
+        self.despike = despike && period >= Self.despikePeriodMicros
     }
 
     /// The velocity now, mm/s per axis.

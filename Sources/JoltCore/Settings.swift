@@ -150,6 +150,11 @@ public struct TamperSettings: Equatable, Sendable {
     public var moveMillis: Int32
     /// After a tamper event, the next one is held off this long, ms.
     public var holdoffMillis: Int32
+    /// Whether the readings may fold a tap into a one-sample spike: a trace another tool
+    /// recorded, at 50 Hz or below, from a chip whose low-pass is unknown. The movement test then
+    /// leaves lone spikes out (`Movement.despike`). Jolt's own readings are filtered (the chip's
+    /// low-pass below half the rate, or oversampled), and keep every sample.
+    public var mayAlias = false
 
     public init(tiltDeci: Int32, moveSpeedMMs: Int32, moveMillis: Int32, holdoffMillis: Int32) {
         self.tiltDeci = tiltDeci

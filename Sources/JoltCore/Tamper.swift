@@ -49,7 +49,7 @@ public struct Tamper: Sendable {
         let c = Int64(Trig.cosQ15(deciDegrees: s.tiltDeci))
         cos2Q30 = c * c
         holdoff = Int64(s.holdoffMillis) * Units.microsPerMilli
-        movement = Movement(periodMicros: periodMicros, speedMMs: s.moveSpeedMMs, holdMillis: s.moveMillis)
+        movement = Movement(periodMicros: periodMicros, speedMMs: s.moveSpeedMMs, holdMillis: s.moveMillis, despike: s.mayAlias)
     }
 
     /// Whether the detector is armed.

@@ -204,9 +204,11 @@ public struct TamperScore: Sendable {
 /// between its onset and a second after its end; every firing on a negative is a false tamper
 /// (firings 2 s apart count once, as the alarm holds off).
 public enum TamperEvaluator {
-    public static func score(_ alg: TamperAlgorithm, _ cases: [KioskCase], rate: Double, gyro: Bool) -> TamperScore {
+    /// `mayAlias`: the cases are a foreign tool's unfiltered readings (`TamperSettings.mayAlias`).
+    public static func score(_ alg: TamperAlgorithm, _ cases: [KioskCase], rate: Double, gyro: Bool, mayAlias: Bool = false) -> TamperScore {
         var score = TamperScore()
-        let settings = DetectionSettings(sensitivity: .medium, rateMilliHz: Int32((rate * 1000).rounded()), gyro: gyro)
+        var settings = DetectionSettings(sensitivity: .medium, rateMilliHz: Int32((rate * 1000).rounded()), gyro: gyro)
+        settings.tamper.mayAlias = mayAlias
         for c in cases {
             let (fires, causes) = firingsWithCauses(alg, c, settings: settings)
             if let onset = c.onset {

@@ -30,7 +30,7 @@ struct FloatMovement {
         leak = period / 0.5
         gain = period / 20
         lp = period / (0.04 + period)
-        despike = s.periodMicros >= Movement.despikePeriodMicros
+        despike = s.tamper.mayAlias && s.periodMicros >= Movement.despikePeriodMicros
     }
 
     mutating func restart() {

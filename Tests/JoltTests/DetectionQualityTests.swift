@@ -182,4 +182,28 @@ struct DetectionQualityTests {
             #expect(!r.out.contains("shake began"), "\(leg): \(r.out)")
         }
     }
+
+    @Test("a 25 Hz trace another tool recorded: taps caught on one sample each do not sound the alarm; the same readings from jolt record (filtered) are read as they are")
+    func foreignTraceDespiked() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jolt-foreign-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 4 s at rest, then taps: one sample of 0.3 g sideways every 0.4 s, for 6 s.
+        var rows = ""
+        for i in 0..<250 {
+            let ax = i >= 100 && i % 10 == 0 ? 0.3 : 0
+            rows += "\(Double(i) / 25),\(ax),0,1\n"
+        }
+        let foreign = dir.appendingPathComponent("foreign.csv").path
+        try ("# jolt-trace v1\n# rate_hz: 25\n# source: another logger\nt,ax,ay,az\n" + rows).write(toFile: foreign, atomically: true, encoding: .utf8)
+        let own = dir.appendingPathComponent("own.csv").path
+        try ("# jolt-trace v1\n# rate_hz: 25\n# source: jolt record, MPU6050 at 0x68 on /dev/i2c-1\nt,ax,ay,az\n" + rows).write(toFile: own, atomically: true, encoding: .utf8)
+        let f = jolt(["replay", "--arm", foreign])
+        #expect(f.code == .ok, "\(f.error)")
+        #expect(!f.out.contains("tamper"), "\(f.out)")
+        let o = jolt(["replay", "--arm", own])
+        #expect(o.out.contains("tamper"), "read as they are, one-sample spikes every 0.4 s are a push: \(o.out)")
+        #expect(jolt(["replay", "--samples", foreign]).out.hasPrefix("# jolt samples: rate_mhz=25000 gyro=0 range_mg=0 may_alias=1\n"))
+        #expect(jolt(["replay", "--samples", own]).out.hasPrefix("# jolt samples: rate_mhz=25000 gyro=0 range_mg=0\n"))
+    }
 }

@@ -9,11 +9,13 @@ nonisolated(unsafe) var replayStarted = false
 
 /// Sets the default detectors up as `jolt replay` does for a trace: its rate (mHz), whether it
 /// has a gyroscope, its full scale (mg, 0: unknown); `arm`: arm the tamper detector at the
-/// first sample, as `jolt replay --arm`.
+/// first sample, as `jolt replay --arm`; `mayAlias`: taps may be folded into spikes
+/// (`TamperSettings.mayAlias`).
 @_cdecl("jolt_replay_setup")
-public func replaySetup(rateMilliHz: Int32, gyro: Bool, rangeMilliG: Int32, arm: Bool) {
+public func replaySetup(rateMilliHz: Int32, gyro: Bool, rangeMilliG: Int32, arm: Bool, mayAlias: Bool) {
     var s = DetectionSettings(sensitivity: .medium, rateMilliHz: rateMilliHz, gyro: gyro)
     s.rangeMilliG = rangeMilliG
+    s.tamper.mayAlias = mayAlias
     replayDetectors = DefaultDetectors(s)
     replayArm = arm
     replayStarted = false

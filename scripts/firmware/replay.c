@@ -8,7 +8,7 @@
 #include <string.h>
 #include "samples.h"
 
-void jolt_replay_setup(int32_t rate_mhz, bool gyro, int32_t range_mg, bool arm);
+void jolt_replay_setup(int32_t rate_mhz, bool gyro, int32_t range_mg, bool arm, bool may_alias);
 uint32_t jolt_replay_sample(int64_t t, int32_t ax, int32_t ay, int32_t az, int32_t gx, int32_t gy, int32_t gz);
 int64_t jolt_replay_shake_peak2(void);
 
@@ -24,12 +24,12 @@ int main(int argc, char **argv) {
     FILE *in = stdin;
     bool arm = argc > 1 && strcmp(argv[1], "--arm") == 0;
 #endif
-    int rate, gyro, range;
-    if (!jolt_samples_header(in, &rate, &gyro, &range)) {
+    int rate, gyro, range, may_alias;
+    if (!jolt_samples_setup(in, &rate, &gyro, &range, &may_alias)) {
         fprintf(stderr, "replay: standard input is not what 'jolt replay --samples' prints\n");
         return 65;
     }
-    jolt_replay_setup(rate, gyro != 0, range, arm);
+    jolt_replay_setup(rate, gyro != 0, range, arm, may_alias != 0);
     static const char *names[] = {"shake began", "shake ended", "shake cancelled", "flip face_down", "flip face_up", "tamper"};
     long long count = 0;
     int64_t t;

@@ -4,10 +4,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
-/* The set-up line: rate (mHz), gyroscope (0 or 1), full scale (mg). */
+/* The set-up line: rate (mHz), gyroscope (0 or 1), full scale (mg), and whether the readings may
+ * fold taps into spikes (" may_alias=1" at its end: a trace another tool recorded at 50 Hz or
+ * below; absent, 0). */
+static inline bool jolt_samples_setup(FILE *in, int *rate_mhz, int *gyro, int *range_mg, int *may_alias) {
+    char line[256];
+    if (!fgets(line, sizeof line, in)) return false;
+    if (sscanf(line, " # jolt samples: rate_mhz=%d gyro=%d range_mg=%d", rate_mhz, gyro, range_mg) != 3) return false;
+    *may_alias = strstr(line, " may_alias=1") != NULL;
+    return true;
+}
+
 static inline bool jolt_samples_header(FILE *in, int *rate_mhz, int *gyro, int *range_mg) {
-    return fscanf(in, " # jolt samples: rate_mhz=%d gyro=%d range_mg=%d", rate_mhz, gyro, range_mg) == 3;
+    int may_alias;
+    return jolt_samples_setup(in, rate_mhz, gyro, range_mg, &may_alias);
 }
 
 /* The next sample; false at the end or at a line that is not seven whole numbers. */

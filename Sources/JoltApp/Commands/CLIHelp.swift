@@ -298,7 +298,7 @@ extension JoltCLI {
                 """,
             options: [("--json", "JSON lines: {\"t\":12.34,\"event\":\"shake\",\"phase\":\"began\",...}")] + detectionOptions + [
                 ("--arm", "arm the tamper detector at the first sample (it only fires when armed)"),
-                ("--samples", "print the samples instead: a '# jolt samples: rate_mhz=… gyro=… range_mg=…' line, then 't ax ay az gx gy gz' per sample"),
+                ("--samples", "print the samples instead: a '# jolt samples: rate_mhz=… gyro=… range_mg=…' line (' may_alias=1' at its end for a trace another tool recorded at 50 Hz or below), then 't ax ay az gx gy gz' per sample"),
             ],
             examples: [
                 "jolt replay Tests/Data/wrist-imu/s1_003_TRAP.csv",

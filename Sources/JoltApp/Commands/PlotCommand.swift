@@ -91,6 +91,7 @@ struct PlotCommand {
         settings.rateMilliHz = file.rateMilliHz
         settings.gyro = file.header.hasGyro
         settings.rangeMilliG = file.header.rangeMilliG ?? 0
+        settings.tamper.mayAlias = file.header.mayAlias(rateMilliHz: file.rateMilliHz)
         var drawn = try withAnyDetectors(settings, Pass(file: file, settings: settings, first: t0, last: last, count: count, arm: arm))
         drawn.hasGyro = file.header.hasGyro
         drawn.rateMilliHz = file.rateMilliHz

@@ -38,6 +38,7 @@ public struct ReplayCommand {
             settings.rateMilliHz = file.rateMilliHz
             settings.gyro = file.header.hasGyro
             settings.rangeMilliG = file.header.rangeMilliG ?? 0
+            settings.tamper.mayAlias = file.header.mayAlias(rateMilliHz: file.rateMilliHz)
             if samples {
                 try dump(file, settings, out: out)
                 continue
@@ -53,7 +54,7 @@ public struct ReplayCommand {
     /// The samples of `file` in whole numbers, after a line with what the detectors are set up
     /// for: what another build of the core needs to replay it exactly.
     func dump(_ file: TraceFile, _ s: DetectionSettings, out: TextOutput) throws(JoltError) {
-        out.write("# jolt samples: rate_mhz=\(s.rateMilliHz) gyro=\(s.gyro ? 1 : 0) range_mg=\(s.rangeMilliG)\n")
+        out.write("# jolt samples: rate_mhz=\(s.rateMilliHz) gyro=\(s.gyro ? 1 : 0) range_mg=\(s.rangeMilliG)\(s.tamper.mayAlias ? " may_alias=1" : "")\n")
         try file.forEach { (x) throws(JoltError) in
             out.write("\(x.t) \(x.accel.x) \(x.accel.y) \(x.accel.z) \(x.gyro.x) \(x.gyro.y) \(x.gyro.z)\n")
         }

@@ -13,13 +13,16 @@ struct TuneRecording {
     var rateMilliHz: Int32
     var gyro: Bool
     var rangeMilliG: Int32
+    /// Whether taps may be folded into spikes (`TraceHeader.mayAlias`).
+    var mayAlias = false
 
-    init(path: String, samples: [Sample], rateMilliHz: Int32, gyro: Bool, rangeMilliG: Int32) {
+    init(path: String, samples: [Sample], rateMilliHz: Int32, gyro: Bool, rangeMilliG: Int32, mayAlias: Bool = false) {
         self.path = path
         self.samples = samples
         self.rateMilliHz = rateMilliHz
         self.gyro = gyro
         self.rangeMilliG = rangeMilliG
+        self.mayAlias = mayAlias
     }
 
     init(path: String) throws(JoltError) {
@@ -27,7 +30,8 @@ struct TuneRecording {
         var samples: [Sample] = []
         try f.forEach { (s) throws(JoltError) in samples.append(s) }
         guard samples.count >= 2 else { throw JoltError(.dataError, "\(path): \(samples.count) samples: too short to learn from (record a few minutes with jolt record)") }
-        self.init(path: path, samples: samples, rateMilliHz: f.rateMilliHz, gyro: f.header.hasGyro, rangeMilliG: f.header.rangeMilliG ?? 0)
+        self.init(path: path, samples: samples, rateMilliHz: f.rateMilliHz, gyro: f.header.hasGyro, rangeMilliG: f.header.rangeMilliG ?? 0,
+                  mayAlias: f.header.mayAlias(rateMilliHz: f.rateMilliHz))
     }
 
     var micros: Int64 { samples.last!.t - samples.first!.t }
@@ -38,6 +42,7 @@ struct TuneRecording {
         s.rateMilliHz = rateMilliHz
         s.gyro = gyro
         s.rangeMilliG = rangeMilliG
+        s.tamper.mayAlias = mayAlias
         return s
     }
 }
