@@ -228,12 +228,8 @@ public enum TamperEvaluator {
         return score
     }
 
-    /// When the rule fired, µs, after arming (at most once every 2 s).
-    static func firings(_ alg: TamperAlgorithm, _ c: KioskCase, settings: DetectionSettings) -> [Int64] {
-        firingsWithCauses(alg, c, settings: settings).times
-    }
-
-    /// The same, with what fired each (Jolt's rule only; the others fire for one reason).
+    /// When the rule fired, µs, after arming (at most once every 2 s), and what fired each
+    /// (Jolt's rule only; the others fire for one reason).
     static func firingsWithCauses(_ alg: TamperAlgorithm, _ c: KioskCase, settings: DetectionSettings) -> (times: [Int64], causes: [Int64: String]) {
         var g = GravityFilter(tauMicros: Int64(settings.gravityTauMillis) * 1000, periodMicros: settings.periodMicros, gyro: settings.gyro)
         var jolt = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros)

@@ -87,9 +87,10 @@ package final class EvidenceRecorder {
         let (rate, gyro, keep, dir, send) = (rateMilliHz, self.gyro, keep, directory, send)
         written += 1
         writer = PThread {
-            Self.write(c.path, c.samples, about: c.about, rateMilliHz: rate, gyro: gyro, keep: keep, directory: dir)
+            let rows = c.samples.map { TraceWriter.row($0, gyro: gyro) }
+            Self.write(c.path, rows, about: c.about, rateMilliHz: rate, gyro: gyro, keep: keep, directory: dir)
             guard let send else { return }
-            if let text = Self.capped(c.samples, trigger: c.trigger, about: c.about, rateMilliHz: rate, gyro: gyro, maxBytes: send.maxBytes) {
+            if let text = Self.capped(c.samples, rows: rows, trigger: c.trigger, about: c.about, rateMilliHz: rate, gyro: gyro, maxBytes: send.maxBytes) {
                 send.to(text)
             } else {
                 Log.warning("mqtt: the evidence \(c.path) was not sent: not even its header fits in mqtt.evidence_max_kib (raise it)")
@@ -104,14 +105,14 @@ package final class EvidenceRecorder {
         writer = nil
     }
 
-    static func write(_ path: String, _ samples: [Sample], about: [(String, String)], rateMilliHz: Int32, gyro: Bool, keep: Int, directory: String) {
-        var text = TraceWriter.header(rateMilliHz: rateMilliHz, gyro: gyro, metadata: about)
-        text.reserveCapacity(samples.count * 64)
-        for s in samples { text += TraceWriter.row(s, gyro: gyro) }
+    /// Writes the trace of `rows` (`TraceWriter.row`, one a sample) to `path`, then keeps the
+    /// newest `keep` files.
+    static func write(_ path: String, _ rows: [String], about: [(String, String)], rateMilliHz: Int32, gyro: Bool, keep: Int, directory: String) {
+        let text = TraceWriter.header(rateMilliHz: rateMilliHz, gyro: gyro, metadata: about) + rows.joined()
         if !Files.exists(directory) { _ = mkdir(directory, 0o750) }
         do {
             try AtomicFile.write(path, text, newMode: 0o640)
-            Log.info("alarm: evidence in \(path) (\(samples.count) samples)")
+            Log.info("alarm: evidence in \(path) (\(rows.count) samples)")
         } catch {
             Log.warning("alarm: cannot keep the evidence in \(path): \(error.message)")
             return
@@ -126,9 +127,10 @@ package final class EvidenceRecorder {
 extension EvidenceRecorder {
     /// The trace of `samples` as a jolt-trace of at most `maxBytes`: whole when it fits, else
     /// the readings nearest the trigger, as many after it as before, with a header line that
-    /// says what was left out; nil when not even the header fits.
-    static func capped(_ samples: [Sample], trigger: Int64, about: [(String, String)], rateMilliHz: Int32, gyro: Bool, maxBytes: Int) -> String? {
-        let rows = samples.map { TraceWriter.row($0, gyro: gyro) }
+    /// says what was left out; nil when not even the header fits. `rows`: the samples' rows,
+    /// when they are already made.
+    static func capped(_ samples: [Sample], rows given: [String]? = nil, trigger: Int64, about: [(String, String)], rateMilliHz: Int32, gyro: Bool, maxBytes: Int) -> String? {
+        let rows = given ?? samples.map { TraceWriter.row($0, gyro: gyro) }
         let whole = TraceWriter.header(rateMilliHz: rateMilliHz, gyro: gyro, metadata: about)
         if whole.utf8.count + rows.reduce(0) { $0 + $1.utf8.count } <= maxBytes { return whole + rows.joined() }
         // The note's numbers take at most 60 bytes more than the template's.
