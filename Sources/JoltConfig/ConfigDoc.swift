@@ -145,7 +145,7 @@ package enum ConfigDoc {
             Key(path: "detection.flip.algorithm", defaultValue: "\"jolt\"", meaning: "`jolt`, or (kept for comparison: replay, plot and eval only, as for the shake) `phone` (gravity z past 0.85 g plus rotation rate) or `android`."),
             Key(path: "detection.flip.face_down_angle_deg", defaultValue: preset { deci($0.flip.faceDownAngleDeci) }, meaning: "Within this angle of straight down counts as face down."),
             Key(path: "detection.flip.release_angle_deg", defaultValue: preset { deci($0.flip.releaseAngleDeci) }, meaning: "Past this angle from straight down counts as face up again; above face_down_angle_deg."),
-            Key(path: "detection.flip.still_g", defaultValue: preset { milli($0.flip.stillMilliG) }, meaning: "Dynamic acceleration below this counts as still."),
+            Key(path: "detection.flip.still_g", defaultValue: preset { milli($0.flip.stillMilliG) }, meaning: "Still: every axis keeps within a band twice this wide, and the line fitted through its readings drifts by less than half this over the spell."),
             Key(path: "detection.flip.still_rate_dps", defaultValue: preset { milli($0.flip.stillRateMdps) }, meaning: "Rotation rate below this counts as still."),
             Key(path: "detection.flip.hold_ms", defaultValue: preset { "\($0.flip.holdMillis)" }, meaning: "How long it must lie still face down."),
             Key(path: "detection.flip.flip_window_ms", defaultValue: preset { "\($0.flip.flipWindowMillis)" }, meaning: "The turn over must have happened within this long before settling."),

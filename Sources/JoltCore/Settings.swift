@@ -123,12 +123,12 @@ public struct FlipSettings: Equatable, Sendable {
     public static func preset(_ s: Sensitivity) -> FlipSettings {
         var p = FlipSettings(
             faceDownAngleDeci: 350, releaseAngleDeci: 600, stillMilliG: 60, stillRateMdps: 20_000,
-            holdMillis: 500, flipWindowMillis: 3000, releaseMillis: 100)
+            holdMillis: 400, flipWindowMillis: 3000, releaseMillis: 100)
         switch s {
         case .low:
             p.faceDownAngleDeci = 250
             p.stillMilliG = 40
-            p.holdMillis = 600
+            p.holdMillis = 500
         case .medium:
             break
         case .high:

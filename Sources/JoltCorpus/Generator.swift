@@ -17,6 +17,9 @@ public struct CorpusGenerator {
     public let seed: UInt64
     /// Minutes of each walking and running trace.
     public var gaitMinutes: Double = 2
+    /// The accelerometer's noise, g RMS per axis: 4 mg is a chip with its low-pass filter on;
+    /// a chip read at full bandwidth, or in a low-power mode, is noisier.
+    public var noise: Double = 0.004
 
     public init(rate: Double, seed: UInt64) {
         self.rate = rate
@@ -38,7 +41,9 @@ public struct CorpusGenerator {
     }
 
     func scene(_ salt: UInt64, range: Double = 8) -> Scene {
-        Scene(rate: rate, seed: seed &* 1_000_003 &+ salt, range: range)
+        var sc = Scene(rate: rate, seed: seed &* 1_000_003 &+ salt, range: range)
+        sc.noise = noise
+        return sc
     }
 
     /// Seconds to µs, to the millisecond (labels are written to the millisecond).

@@ -197,7 +197,11 @@ struct FloatFlip {
     let downZ, releaseZ, still, stillRate: Real
     let useGyro: Bool
     let hold, window, release: Int64
-    var anchor: (Real, Real, Real) = (0, 0, 0)
+    // The spell since the device came past the release angle or last moved: its band, and the
+    // sums for the line fitted through its readings (as JoltFlip keeps them).
+    var low: (Real, Real, Real) = (0, 0, 0), high: (Real, Real, Real) = (0, 0, 0)
+    var sum: (Real, Real, Real) = (0, 0, 0), weighted: (Real, Real, Real) = (0, 0, 0)
+    var count = 0
     var stillSince: Int64 = .min, lastNotDown: Int64 = .min, releaseSince: Int64 = .min
     var isFaceDown = false
 
@@ -214,12 +218,38 @@ struct FloatFlip {
         release = Int64(f.releaseMillis) * 1000
     }
 
+    mutating func begin(_ t: Int64, _ a: (Real, Real, Real)) {
+        stillSince = t
+        low = a
+        high = a
+        sum = a
+        weighted = (0, 0, 0)
+        count = 1
+    }
+
+    mutating func keeps(_ a: (Real, Real, Real), _ w: (Real, Real, Real)) -> Bool {
+        if useGyro && max(abs(w.0), abs(w.1), abs(w.2)) > stillRate { return false }
+        let lo = (min(low.0, a.0), min(low.1, a.1), min(low.2, a.2))
+        let hi = (max(high.0, a.0), max(high.1, a.1), max(high.2, a.2))
+        guard max(hi.0 - lo.0, hi.1 - lo.1, hi.2 - lo.2) <= 2 * still, count < Int(JoltFlip.longestSpell) else { return false }
+        low = lo
+        high = hi
+        let i = Real(count)
+        weighted = (weighted.0 + i * a.0, weighted.1 + i * a.1, weighted.2 + i * a.2)
+        sum = (sum.0 + a.0, sum.1 + a.1, sum.2 + a.2)
+        count += 1
+        return true
+    }
+
+    /// The change of the least-squares line through the spell's readings, largest axis, scaled
+    /// up by fewestToJudge / n below that many readings.
+    func drift() -> Real {
+        let n = Real(count), few = Real(JoltFlip.fewestToJudge)
+        func change(_ w: Real, _ s: Real) -> Real { abs(6 * (2 * w - (n - 1) * s) / (n * (n + 1))) }
+        return max(change(weighted.0, sum.0), change(weighted.1, sum.1), change(weighted.2, sum.2)) * max(few / n, 1)
+    }
+
     mutating func update(_ t: Int64, _ a: (Real, Real, Real), _ w: (Real, Real, Real)) -> FaceState? {
-        if max(abs(a.0 - anchor.0), abs(a.1 - anchor.1), abs(a.2 - anchor.2)) > still
-            || (useGyro && max(abs(w.0), abs(w.1), abs(w.2)) > stillRate) {
-            anchor = a
-            stillSince = t
-        }
         if isFaceDown {
             if a.2 > releaseZ {
                 if releaseSince == .min { releaseSince = t }
@@ -234,7 +264,11 @@ struct FloatFlip {
         }
         if a.2 > releaseZ {
             lastNotDown = t
+            stillSince = .min
             return nil
+        }
+        if stillSince == .min || !keeps(a, w) || (t - stillSince >= hold / 2 && drift() > (still * 500).rounded(.down) / 1000) {
+            begin(t, a)
         }
         if a.2 <= downZ && t - stillSince >= hold && lastNotDown != .min && stillSince - lastNotDown <= window {
             isFaceDown = true

@@ -17,6 +17,7 @@ var seed: UInt64 = 2026
 var rate = 100.0
 var dir: String?
 var gaitMinutes = 2.0
+var noise = 0.004
 while !args.isEmpty {
     let a = args.removeFirst()
     switch a {
@@ -34,15 +35,19 @@ while !args.isEmpty {
         guard let v = args.first.flatMap({ Double($0) }), v > 0 else { fail("jolt-corpus: --gait-minutes needs a positive number", 64) }
         gaitMinutes = v
         args.removeFirst()
+    case "--noise":
+        guard let v = args.first.flatMap({ Double($0) }), v >= 0, v <= 100 else { fail("jolt-corpus: --noise needs the accelerometer's noise in mg RMS, 0 to 100", 64) }
+        noise = v / 1000
+        args.removeFirst()
     case "-h", "--help":
-        print("usage: jolt-corpus [--seed N] [--rate HZ] [--gait-minutes M] DIR\nwrites the labelled corpus (jolt-trace v1 files with # label: comments) into DIR")
+        print("usage: jolt-corpus [--seed N] [--rate HZ] [--gait-minutes M] [--noise MG] DIR\nwrites the labelled corpus (jolt-trace v1 files with # label: comments) into DIR")
         exit(0)
     default:
         if a.hasPrefix("-") { fail("jolt-corpus: unknown option \(a)", 64) }
         dir = a
     }
 }
-guard let dir else { fail("usage: jolt-corpus [--seed N] [--rate HZ] [--gait-minutes M] DIR", 64) }
+guard let dir else { fail("usage: jolt-corpus [--seed N] [--rate HZ] [--gait-minutes M] [--noise MG] DIR", 64) }
 // Create the folder and its parents, as mkdir -p does.
 var prefix = dir.hasPrefix("/") ? "/" : ""
 for part in dir.split(separator: "/") {
@@ -51,6 +56,7 @@ for part in dir.split(separator: "/") {
 }
 var generator = CorpusGenerator(rate: rate, seed: seed)
 generator.gaitMinutes = gaitMinutes
+generator.noise = noise
 for trace in generator.all() {
     let path = dir + "/" + trace.name + ".csv"
     guard let f = fopen(path, "w") else { fail("jolt-corpus: cannot write \(path)", 73) }

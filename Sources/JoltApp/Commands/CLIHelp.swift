@@ -156,7 +156,7 @@ extension JoltCLI {
             examples: ["jolt output buzzer --beep 3", "jolt output buzzer --pulse 500 --board boards/kiosk-alarm.json", "sudo -u jolt jolt output buzzer --off"]),
         CommandHelp(
             name: "eval", summary: "score every algorithm on the labelled corpus and the real recordings",
-            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--accel-only] [--config FILE] [--sensitivity LEVEL]\n       jolt eval --tamper [--rate HZ] [--shop-minutes M] [--seed N] [--gate]",
+            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--noise MG] [--accel-only] [--config FILE] [--sensitivity LEVEL]\n       jolt eval --tamper [--rate HZ] [--shop-minutes M] [--seed N] [--gate]",
             details: """
                 Runs Jolt's default detectors and the phone algorithms (threshold, lowpass, planar, window;
                 the phone and Android flip rules) over every trace and prints one table: shake recall and
@@ -180,6 +180,7 @@ extension JoltCLI {
                 ("--rate HZ", "generate the corpus in memory at 12.5-1000 Hz (dividing 2000)"),
                 ("--seed N", "the generator's seed with --rate (2026: the test split)"),
                 ("--gait-minutes M", "with --rate: minutes of each walking and running trace (default 2)"),
+                ("--noise MG", "with --rate: the accelerometer's noise, mg RMS per axis (default 4)"),
                 ("--accel-only", "drop the gyroscope readings, as an ADXL345 board sees the world"),
                 ("--config FILE", "detection settings from a board profile"),
                 ("--sensitivity LEVEL", "preset: low, medium, high"),

@@ -29,6 +29,8 @@ enum EvalCommand {
         var seed: UInt64 = 2026
         /// With --rate: minutes of each walking and running trace.
         var gaitMinutes = 2.0
+        /// With --rate: the accelerometer's noise, mg RMS per axis.
+        var noiseMilliG = 4.0
         /// Drop the gyroscope, as an ADXL345 board sees the world.
         var accelOnly = false
         /// Add the real recordings person by person, and cross-validation by person.
@@ -91,6 +93,7 @@ enum EvalCommand {
         if let rate = o.rate {
             var g = CorpusGenerator(rate: rate, seed: o.seed)
             g.gaitMinutes = o.gaitMinutes
+            g.noise = o.noiseMilliG / 1000
             traces += g.all()
             paths = paths.filter { !$0.contains("Tests/Corpus") }
         }
