@@ -147,6 +147,19 @@ struct DetectionQualityTests {
         #expect(jolt(["eval", "--rate", "300"]).code == .usage)
     }
 
+    @Test("jolt eval --seed A-B judges a family of draws as one corpus: two draws hold twice the generated traces of one")
+    func seedFamily() throws {
+        let real = testData + "/body-imu/sk5_hand_xio3_50hz.csv"
+        func head(_ seed: String) -> String {
+            let r = jolt(["eval", "--rate", "25", "--seed", seed, "--gait-minutes", "0.1", real])
+            #expect(r.code == .ok, "\(r.error)")
+            return String(r.out.split(separator: "\n").first ?? "")
+        }
+        let one = head("1"), two = head("1-2")
+        #expect(one.hasPrefix("14 traces: ") && one.contains("(seed 1)"), "\(one)")
+        #expect(two.hasPrefix("27 traces: ") && two.contains("(seed 1-2)"), "\(two)")
+    }
+
     @Test("jolt eval --by-person: every person of the real recordings, held out or tuned on, and the settings tuned again without each")
     func byPerson() throws {
         let r = jolt(["eval", "--by-person", testData + "/wrist-imu", testData + "/body-imu"])

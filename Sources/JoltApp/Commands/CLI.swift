@@ -350,10 +350,7 @@ public enum JoltCLI {
             guard 2_000_000 % r == 0 else { throw JoltError(.usage, "jolt eval: --rate must divide 2000 Hz (12.5, 25, 50, 100, 200, 250, 400, 500, 1000)") }
             o.rate = Double(r) / 1000
         }
-        if let s = a.value("--seed") {
-            guard let v = UInt64(s) else { throw JoltError(.usage, "jolt eval: --seed must be a whole number, found '\(s)'") }
-            o.seed = v
-        }
+        if let s = a.value("--seed") { o.seeds = try EvalCommand.seeds(s) }
         if let m = try a.fixed("--gait-minutes", places: 1, range: 1...6000, unit: "min") { o.gaitMinutes = Double(m) / 10 }
         if let n = try a.fixed("--noise", places: 1, range: 0...1000, unit: "mg") {
             guard o.rate != nil else { throw JoltError(.usage, "jolt eval: --noise shapes the generated corpus: give --rate HZ with it") }

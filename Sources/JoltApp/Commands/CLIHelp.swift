@@ -178,7 +178,7 @@ extension JoltCLI {
                 ("--json", "the same figures as one JSON object"),
                 ("--gate", "exit 1 if the default misses any target (CI)"),
                 ("--rate HZ", "generate the corpus in memory at 12.5-1000 Hz (dividing 2000)"),
-                ("--seed N", "the generator's seed with --rate (2026: the test split)"),
+                ("--seed N", "the generator's seed with --rate (2026: the test split); A-B judges the draws A to B as one corpus"),
                 ("--gait-minutes M", "with --rate: minutes of each walking and running trace (default 2)"),
                 ("--noise MG", "with --rate: the accelerometer's noise, mg RMS per axis (default 4)"),
                 ("--accel-only", "drop the gyroscope readings, as an ADXL345 board sees the world"),

@@ -26,7 +26,8 @@ enum EvalCommand {
         var gate = false
         /// Generate the corpus in memory at this rate (Hz) instead of reading its files.
         var rate: Double?
-        var seed: UInt64 = 2026
+        /// The generator's seeds with --rate: one draw, or a family judged as one corpus.
+        var seeds: [UInt64] = [2026]
         /// With --rate: minutes of each walking and running trace.
         var gaitMinutes = 2.0
         /// With --rate: the accelerometer's noise, mg RMS per axis.
@@ -36,6 +37,25 @@ enum EvalCommand {
         /// Add the real recordings person by person, and cross-validation by person.
         var byPerson = false
         var board = BoardProfile()
+    }
+
+    /// `--seed`'s value: a whole number, or a range `A-B` of at most 100 draws.
+    static func seeds(_ text: String) throws(JoltError) -> [UInt64] {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        let numbers = parts.compactMap { UInt64($0) }
+        guard numbers.count == parts.count, (1...2).contains(parts.count) else {
+            throw JoltError(.usage, "jolt eval: --seed must be a whole number or a range such as 9001-9004, found '\(text)'")
+        }
+        guard let lo = numbers.first, let hi = numbers.last, lo <= hi, hi - lo < 100 else {
+            throw JoltError(.usage, "jolt eval: --seed \(text): give a range from low to high of at most 100 draws")
+        }
+        return Array(lo...hi)
+    }
+
+    /// Seeds as `--seed` takes them.
+    static func seedText(_ seeds: [UInt64]) -> String {
+        guard let lo = seeds.first, let hi = seeds.last, lo != hi else { return "\(seeds.first ?? 0)" }
+        return "\(lo)-\(hi)"
     }
 
     /// The real recordings in the repository: wrists, and bodies walking and moving.
@@ -91,10 +111,12 @@ enum EvalCommand {
         var traces: [LabelledTrace] = []
         var paths = o.paths.isEmpty ? defaultPaths() : o.paths
         if let rate = o.rate {
-            var g = CorpusGenerator(rate: rate, seed: o.seed)
-            g.gaitMinutes = o.gaitMinutes
-            g.noise = o.noiseMilliG / 1000
-            traces += g.all()
+            for seed in o.seeds {
+                var g = CorpusGenerator(rate: rate, seed: seed)
+                g.gaitMinutes = o.gaitMinutes
+                g.noise = o.noiseMilliG / 1000
+                traces += g.all()
+            }
             paths = paths.filter { !$0.contains("Tests/Corpus") }
         }
         guard !paths.isEmpty || !traces.isEmpty else {
@@ -126,7 +148,7 @@ enum EvalCommand {
         if progress { TextOutput.standardError.write("\r\(String(repeating: " ", count: 70))\r") }
         let realHours = traces.filter(\.real).map { Double($0.duration) / 3.6e9 }.reduce(0, +)
         let synthHours = traces.filter { !$0.real }.map { Double($0.duration) / 3.6e9 }.reduce(0, +)
-        let describe = "\(traces.count) traces: \(fmt(synthHours * 60, 1)) min generated\(o.rate.map { " in memory at \(fmt($0, 1)) Hz (seed \(o.seed))" } ?? ""), \(fmt(realHours * 60, 1)) min of real recordings\(o.accelOnly ? "; accelerometer only" : "")"
+        let describe = "\(traces.count) traces: \(fmt(synthHours * 60, 1)) min generated\(o.rate.map { " in memory at \(fmt($0, 1)) Hz (seed \(seedText(o.seeds)))" } ?? ""), \(fmt(realHours * 60, 1)) min of real recordings\(o.accelOnly ? "; accelerometer only" : "")"
         if o.json {
             out.write(json(results, describe: describe) + "\n")
         } else {
