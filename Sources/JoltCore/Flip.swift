@@ -84,6 +84,9 @@ public struct JoltFlip: Sendable {
                 if releaseSince == .min { releaseSince = s.t }
                 if s.t - releaseSince >= release {
                     _isFaceDown = false
+                    // Past the release angle now: any spell after this starts afresh.
+                    lastNotDown = s.t
+                    stillSince = .min
                     return .faceUp
                 }
             } else {

@@ -255,6 +255,8 @@ struct FloatFlip {
                 if releaseSince == .min { releaseSince = t }
                 if t - releaseSince >= release {
                     isFaceDown = false
+                    lastNotDown = t
+                    stillSince = .min
                     return .faceUp
                 }
             } else {

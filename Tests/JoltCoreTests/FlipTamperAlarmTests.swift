@@ -101,6 +101,25 @@ struct FlipTamperAlarmTests {
         }
     }
 
+    @Test("face down, a jolt that reads past the release angle for 110 ms: face up on its last reading, and face down again only after a fresh hold")
+    func releasedByAJolt() {
+        var g = SignalBuilder(rate: 100)
+        g.rest(1)
+        g.rotate(axis: (0, 1, 0), degrees: 180, seconds: 0.6)
+        g.rest(2)
+        // Released on the jolt's last reading: the next is face down again at once.
+        for _ in 0..<11 { g.emit((0.1, 0, 0.3)) }
+        let back = g.t
+        g.rest(2)
+        var d = DefaultDetectors(settings(rate: 100, gyro: false))
+        let faces = detect(&d, g.samples).filter { $0.e.contains(.faceDown) || $0.e.contains(.faceUp) }
+        #expect(faces.map { $0.e.contains(.faceDown) } == [true, false, true])
+        if faces.count == 3 {
+            let again = Double(faces[2].t) / 1e6 - back
+            #expect(again >= 0.4 && again <= 0.6, "face down again \(again) s after the jolt")
+        }
+    }
+
     @Test("passing through face down without settling there does not fire")
     func passThrough() {
         var g = SignalBuilder(rate: 100)
