@@ -27,13 +27,14 @@
 /// and a turn under 1 mg are nothing in flight: they would take seconds more to leak away to
 /// exactly zero, and until they do the kiosk never rests (the set's rest path waits for it).
 ///
-/// At 50 Hz and below a tap is over within one sample (its 10–30 ms press falls between
-/// samples, or on one), and a chip read without a low-pass folds it into a one-sample spike of
-/// up to 0.5 g; a theft pushes for 100 ms or more, three samples at 25 Hz. So for such readings
-/// (`despike`: a trace another tool recorded; Jolt's own are filtered) the velocity
-/// and the turn take each deviation a sample late, and leave out one past the dead zone that
-/// neither neighbour passes the same way: a lone spike moves nothing, a push of two samples or
-/// more counts whole. A resting reading, a jolt and a ring's hold forget the samples kept.
+/// At 50 Hz and below a tap's 10–30 ms press falls between samples or on one (on two at 50 Hz),
+/// and a chip read without a low-pass folds it into a spike of up to 0.5 g; a theft pushes for
+/// 100 ms or more, three samples at 25 Hz and five at 50 Hz. So for such readings (`despike`: a
+/// trace another tool recorded; Jolt's own are filtered) the velocity and the turn take each
+/// deviation late, and leave out a spike: at 25 Hz, a sample late, one past the dead zone that
+/// neither neighbour passes the same way; at 50 Hz (`pairs`), two samples late, one in a run of
+/// at most two past it the same way (40 ms either way). A longer push counts whole. A resting
+/// reading, a jolt and a ring's hold forget the samples kept.
 ///
 /// Integers only; every product stays below 2^63 for any reading a chip or a trace gives
 /// (velocities are kept within ±10 m/s, 10^9 mg·µs, so a squared speed is at most 3·10^18), and
@@ -90,13 +91,19 @@ public struct Movement: Sendable {
     @usableFromInline var tx: Int64 = 0, ty: Int64 = 0, tz: Int64 = 0
     @usableFromInline let lpQ16: Int64
     /// At 50 Hz and below, for readings that may fold a tap into a spike (`TamperSettings.mayAlias`):
-    /// lone spikes are left out (above), a sample late.
+    /// spikes are left out (above), a sample late.
     public let despike: Bool
-    /// The two deviations before this reading, mg (0 after a rest, a jolt or a hold), and
-    /// whether the last was quiet.
-    @usableFromInline var px1: Int64 = 0, py1: Int64 = 0, pz1: Int64 = 0
-    @usableFromInline var px2: Int64 = 0, py2: Int64 = 0, pz2: Int64 = 0
-    @usableFromInline var pquiet = true
+    /// Faster than 25 Hz (a period under 40 ms, so 50 Hz), a tap can fall on two samples: runs
+    /// of up to two are spikes, and each deviation is taken two samples late.
+    public let pairs: Bool
+    /// The four deviations before this reading, the last first, mg (0 after a rest, a jolt or
+    /// a hold; within ±`shockMilliG`, as a larger one is a jolt and never kept), and whether the
+    /// last two were quiet.
+    @usableFromInline var px1: Int32 = 0, py1: Int32 = 0, pz1: Int32 = 0
+    @usableFromInline var px2: Int32 = 0, py2: Int32 = 0, pz2: Int32 = 0
+    @usableFromInline var px3: Int32 = 0, py3: Int32 = 0, pz3: Int32 = 0
+    @usableFromInline var px4: Int32 = 0, py4: Int32 = 0, pz4: Int32 = 0
+    @usableFromInline var pquiet = true, pquiet2 = true
     /// A sample period this long or longer (50 Hz and below) despikes, µs.
     public static let despikePeriodMicros: Int64 = 20_000
     /// The readings since the baseline last moved: their sums, how many, and when it moves
@@ -130,6 +137,7 @@ public struct Movement: Sendable {
         baseQ20 = (period << 20) / Self.baselineMicros
         lpQ16 = (period << 16) / (Self.turnTauMicros + period)
         self.despike = despike && period >= Self.despikePeriodMicros
+        pairs = self.despike && period < 2 * Self.despikePeriodMicros
     }
 
     /// The velocity now, mm/s per axis.
@@ -193,14 +201,7 @@ public struct Movement: Sendable {
             hush()
             return false
         }
-        var mx = ex, my = ey, mz = ez, mquiet = quiet
-        if despike {
-            mx = Self.unlessLone(px2, px1, ex); my = Self.unlessLone(py2, py1, ey); mz = Self.unlessLone(pz2, pz1, ez)
-            mquiet = pquiet
-            px2 = px1; py2 = py1; pz2 = pz1
-            px1 = ex; py1 = ey; pz1 = ez
-            pquiet = quiet
-        }
+        let (mx, my, mz, mquiet) = despike ? despiked(ex, ey, ez, quiet) : (ex, ey, ez, quiet)
         let turned = turning(s.t, mquiet ? 0 : mx, mquiet ? 0 : my, mquiet ? 0 : mz)
         vx = Self.step(vx, mx, period, leakQ16); vy = Self.step(vy, my, period, leakQ16); vz = Self.step(vz, mz, period, leakQ16)
         guard vx &* vx &+ vy &* vy &+ vz &* vz > speed &* speed else {
@@ -298,22 +299,16 @@ public struct Movement: Sendable {
         forgetDeviations()
     }
 
-    /// Forgets the deviations kept for despiking.
+    /// Forgets the deviations kept for despiking (kept only when despiking).
     @inlinable @inline(__always)
     mutating func forgetDeviations() {
+        guard despike else { return }
         px1 = 0; py1 = 0; pz1 = 0
         px2 = 0; py2 = 0; pz2 = 0
+        px3 = 0; py3 = 0; pz3 = 0
+        px4 = 0; py4 = 0; pz4 = 0
         pquiet = true
-    }
-
-    /// `mid`, or 0 when it is past the dead zone and neither `before` nor `after` is past it the
-    /// same way: a lone spike.
-    @inlinable @inline(__always)
-    static func unlessLone(_ before: Int64, _ mid: Int64, _ after: Int64) -> Int64 {
-        let d = Int64(Self.deadZoneMilliG)
-        if mid > d { return before > d || after > d ? mid : 0 }
-        if mid < -d { return before < -d || after < -d ? mid : 0 }
-        return mid
+        pquiet2 = true
     }
 
     /// Narrows `box` to the readings for which `update` would only add the reading to the

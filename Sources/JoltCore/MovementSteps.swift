@@ -1,4 +1,5 @@
-/// The turn across gravity, and the per-axis steps of `Movement` (docs/detection.md, "Tamper").
+/// The turn across gravity, the despiking of readings that may fold a tap into a spike, and the
+/// per-axis steps of `Movement` (docs/detection.md, "Tamper").
 extension Movement {
     /// Whether the reading has turned away from the baseline across gravity by more than
     /// `turnMilliG`, the same way, for `turnMicros`: the start of a tilt, long before it reaches
@@ -83,5 +84,54 @@ extension Movement {
         guard n != 0 else { return false }
         defer { side = n }
         return side == -n
+    }
+
+    /// The deviation the velocity takes for this reading's (`x`, `y`, `z`, `quiet`): the one a
+    /// sample back (two with `pairs`), 0 on an axis where it is a spike, and whether it was
+    /// quiet. Out of line: only traces another tool recorded take it, and Jolt's own path stays
+    /// short.
+    @inlinable @inline(never)
+    mutating func despiked(_ x: Int64, _ y: Int64, _ z: Int64, _ quiet: Bool) -> (Int64, Int64, Int64, Bool) {
+        let ex = Int32(truncatingIfNeeded: x), ey = Int32(truncatingIfNeeded: y), ez = Int32(truncatingIfNeeded: z)
+        let out: (Int64, Int64, Int64, Bool)
+        if pairs {
+            out = (Self.unlessPair(px4, px3, px2, px1, ex), Self.unlessPair(py4, py3, py2, py1, ey),
+                   Self.unlessPair(pz4, pz3, pz2, pz1, ez), pquiet2)
+            px4 = px3; py4 = py3; pz4 = pz3
+            px3 = px2; py3 = py2; pz3 = pz2
+        } else {
+            out = (Self.unlessLone(px2, px1, ex), Self.unlessLone(py2, py1, ey), Self.unlessLone(pz2, pz1, ez), pquiet)
+        }
+        px2 = px1; py2 = py1; pz2 = pz1
+        px1 = ex; py1 = ey; pz1 = ez
+        pquiet2 = pquiet
+        pquiet = quiet
+        return out
+    }
+
+    /// Past the dead zone: 1 one way, -1 the other, 0 within it.
+    @inlinable @inline(__always)
+    static func side(_ v: Int32) -> Int32 {
+        let d = Self.deadZoneMilliG
+        return v > d ? 1 : v < -d ? -1 : 0
+    }
+
+    /// `mid`, or 0 when it is past the dead zone and neither `before` nor `after` is past it the
+    /// same way: a lone spike.
+    @inlinable @inline(__always)
+    static func unlessLone(_ before: Int32, _ mid: Int32, _ after: Int32) -> Int64 {
+        let s = side(mid)
+        return s == 0 || side(before) == s || side(after) == s ? Int64(mid) : 0
+    }
+
+    /// `mid`, or 0 when it is past the dead zone in a run of at most two readings past it the
+    /// same way (no three in a row with it): a spike of one or two samples.
+    @inlinable @inline(__always)
+    static func unlessPair(_ b2: Int32, _ b1: Int32, _ mid: Int32, _ a1: Int32, _ a2: Int32) -> Int64 {
+        let s = side(mid)
+        guard s != 0 else { return Int64(mid) }
+        let before = side(b1) == s, after = side(a1) == s
+        let long = (before && side(b2) == s) || (before && after) || (after && side(a2) == s)
+        return long ? Int64(mid) : 0
     }
 }

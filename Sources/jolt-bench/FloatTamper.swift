@@ -8,9 +8,11 @@ import JoltCore
 struct FloatMovement {
     let period: Real, speed: Real, hold: Int64, leak: Real, gain: Real
     let dead: Real = 0.025, shock: Real = 0.45
-    /// At 50 Hz and below, each deviation a sample late, lone spikes left out (Movement.despike).
-    let despike: Bool
+    /// At 50 Hz and below, each deviation a sample late, lone spikes left out (Movement.despike);
+    /// at 50 Hz two samples late, runs of up to two left out (Movement.pairs).
+    let despike: Bool, pairs: Bool
     var p1: (Real, Real, Real) = (0, 0, 0), p2: (Real, Real, Real) = (0, 0, 0), pquiet = true
+    var p3: (Real, Real, Real) = (0, 0, 0), p4: (Real, Real, Real) = (0, 0, 0), pquiet2 = true
     var started = false
     var sum: (Real, Real, Real) = (0, 0, 0), n: Real = 0, due: Int64 = 0
     var b: (Real, Real, Real) = (0, 0, 0), v: (Real, Real, Real) = (0, 0, 0), d: (Real, Real, Real) = (0, 0, 0)
@@ -31,6 +33,7 @@ struct FloatMovement {
         gain = period / 20
         lp = period / (0.04 + period)
         despike = s.tamper.mayAlias && s.periodMicros >= Movement.despikePeriodMicros
+        pairs = despike && s.periodMicros < 2 * Movement.despikePeriodMicros
     }
 
     mutating func restart() {
@@ -122,10 +125,22 @@ struct FloatMovement {
             if m < -dead { return b < -dead || a < -dead ? m : 0 }
             return m
         }
-        let out = ((unlessLone(p2.0, p1.0, e.0), unlessLone(p2.1, p1.1, e.1), unlessLone(p2.2, p1.2, e.2)), pquiet)
+        func side(_ x: Real) -> Int { x > dead ? 1 : (x < -dead ? -1 : 0) }
+        func unlessPair(_ b2: Real, _ b1: Real, _ m: Real, _ a1: Real, _ a2: Real) -> Real {
+            let s = side(m)
+            guard s != 0 else { return m }
+            let before = side(b1) == s, after = side(a1) == s
+            return (before && side(b2) == s) || (before && after) || (after && side(a2) == s) ? m : 0
+        }
+        let out = pairs
+            ? ((unlessPair(p4.0, p3.0, p2.0, p1.0, e.0), unlessPair(p4.1, p3.1, p2.1, p1.1, e.1), unlessPair(p4.2, p3.2, p2.2, p1.2, e.2)), pquiet2)
+            : ((unlessLone(p2.0, p1.0, e.0), unlessLone(p2.1, p1.1, e.1), unlessLone(p2.2, p1.2, e.2)), pquiet)
         if !rested {
+            p4 = p3
+            p3 = p2
             p2 = p1
             p1 = e
+            pquiet2 = pquiet
             pquiet = quiet
         }
         return out
@@ -143,7 +158,7 @@ struct FloatMovement {
             if max(abs(v.0), abs(v.1), abs(v.2)) < 1.31072e-4 && max(abs(l.0), abs(l.1), abs(l.2)) < 0.001 {
                 v = (0, 0, 0)
                 l = (0, 0, 0)
-                p1 = (0, 0, 0); p2 = (0, 0, 0); pquiet = true
+                p1 = (0, 0, 0); p2 = (0, 0, 0); p3 = (0, 0, 0); p4 = (0, 0, 0); pquiet = true; pquiet2 = true
                 rested = true
             }
         } else if settled(t, a) {

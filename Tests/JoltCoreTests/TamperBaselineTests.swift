@@ -177,7 +177,7 @@ struct MovementTests {
         }
     }
 
-    @Test("readings that may fold taps into spikes (a foreign trace at 50 Hz or below): a lone one-sample spike moves nothing, a push of several samples still fires; not despiked at 100 Hz, nor for Jolt's own readings")
+    @Test("readings that may fold taps into spikes (a foreign trace at 50 Hz or below): a lone one-sample spike moves nothing, nor at 50 Hz a spike of two, a push of several samples still fires; not despiked at 100 Hz, nor for Jolt's own readings")
     func despikes() {
         func fires(rate: Int64, despike: Bool = true, _ extra: (Int) -> Int32) -> Bool {
             let period = 1_000_000 / rate
@@ -195,6 +195,14 @@ struct MovementTests {
         #expect(!fires(rate: 25, taps))
         #expect(fires(rate: 25, despike: false, taps))
         #expect(!fires(rate: 50) { i in i % 20 == 0 ? 300 : 0 })
+        // At 50 Hz a 30 ms tap can fall on two samples: taps of two, every 0.4 s, move nothing
+        // either (a push, read as it is); three in a row are a push.
+        let pairTaps: (Int) -> Int32 = { i in i % 20 < 2 ? 300 : 0 }
+        #expect(!fires(rate: 50, pairTaps))
+        #expect(fires(rate: 50, despike: false, pairTaps))
+        #expect(fires(rate: 50) { i in i % 20 < 3 ? 300 : 0 })
+        #expect(Movement(periodMicros: 20_000, speedMMs: 20, holdMillis: 120, despike: true).pairs)
+        #expect(Movement(periodMicros: 40_000, speedMMs: 20, holdMillis: 120, despike: true).pairs == false)
         #expect(Movement(periodMicros: 10_000, speedMMs: 20, holdMillis: 120, despike: true).despike == false)
         #expect(Movement(periodMicros: 20_000, speedMMs: 20, holdMillis: 120, despike: true).despike)
         #expect(Movement(periodMicros: 40_000, speedMMs: 20, holdMillis: 120).despike == false)
