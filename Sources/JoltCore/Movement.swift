@@ -91,7 +91,7 @@ public struct Movement: Sendable {
     @usableFromInline var tx: Int64 = 0, ty: Int64 = 0, tz: Int64 = 0
     @usableFromInline let lpQ16: Int64
     /// At 50 Hz and below, for readings that may fold a tap into a spike (`TamperSettings.mayAlias`):
-    /// spikes are left out (above), a sample late.
+    /// spikes are left out (above), a sample late (two with `pairs`).
     public let despike: Bool
     /// Faster than 25 Hz (a period under 40 ms, so 50 Hz), a tap can fall on two samples: runs
     /// of up to two are spikes, and each deviation is taken two samples late.

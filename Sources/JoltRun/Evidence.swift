@@ -132,7 +132,7 @@ extension EvidenceRecorder {
     static func capped(_ samples: [Sample], rows given: [String]? = nil, trigger: Int64, about: [(String, String)], rateMilliHz: Int32, gyro: Bool, maxBytes: Int) -> String? {
         let rows = given ?? samples.map { TraceWriter.row($0, gyro: gyro) }
         let whole = TraceWriter.header(rateMilliHz: rateMilliHz, gyro: gyro, metadata: about)
-        if whole.utf8.count + rows.reduce(0) { $0 + $1.utf8.count } <= maxBytes { return whole + rows.joined() }
+        if whole.utf8.count + rows.reduce(0, { $0 + $1.utf8.count }) <= maxBytes { return whole + rows.joined() }
         // The note's numbers take at most 60 bytes more than the template's.
         let note = "kept %B s before the trigger and %A s after (of %b and %a), to fit mqtt.evidence_max_kib"
         let budget = maxBytes - whole.utf8.count - "# trimmed: ".utf8.count - note.utf8.count - 60

@@ -62,7 +62,7 @@ package final class RunRequests {
         let words = line.split(separator: " ")
         let mode = words.count == 2 && words[0] == "arm" ? ArmMode.allCases.first { EventRecord.modeName($0) == words[1] } : nil
         switch line {
-        case "arm", "disarm", _ where mode != nil:
+        case _ where line == "arm" || line == "disarm" || mode != nil:
             guard alarm != nil else { return .now(ControlReply.refusal("this board has no alarm")) }
             command(line == "disarm" ? .disarmCommand : .armCommand, &turn, mode: mode ?? .away)
             Log.info("control: \(line)")
