@@ -453,6 +453,11 @@ struct ControlSocketSecurityTests {
         var plain = try String(contentsOfFile: packageRoot + "/boards/kiosk-alarm.json", encoding: .utf8)
         plain = plain.edited("\"motion\": \"lift\"", "\"motion\": \"rest\"")
         let board = tempFile(plain, name: "kiosk.json")
+        // Its socket goes where clients look when not told: no other test may be looking there.
+        try UsualSocketPlaces.shared.exclusively { try runWithoutSocket(board) }
+    }
+
+    func runWithoutSocket(_ board: String) throws {
         for env in [["RUNTIME_DIRECTORY": ""], ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": ""]] {
             var e = ProcessInfo.processInfo.environment
             e["XDG_RUNTIME_DIR"] = nil

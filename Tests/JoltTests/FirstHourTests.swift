@@ -9,6 +9,7 @@ import JoltBuildInfo
 @testable import JoltRun
 @testable import JoltSimBoard
 import JoltTestSupport
+import Synchronization
 import Testing
 
 /// Runs the built `jolt` binary with `args` in `directory` and an environment of its own (none
@@ -213,6 +214,25 @@ struct ConfigDocTests {
 }
 
 /// A `jolt run` started in the background, its stderr collected, stopped with SIGTERM.
+/// The places a jolt puts its control socket when not told (/run/jolt, /run/user/UID,
+/// /tmp/jolt-UID) are the machine's, not one test's: a test that runs a jolt there and one that
+/// asks what runs there take turns, or each finds the other's.
+final class UsualSocketPlaces: Sendable {
+    static let shared = UsualSocketPlaces()
+    private let busy = Mutex(false)
+
+    /// Runs `body` with the usual places to itself.
+    func exclusively(_ body: () throws -> Void) rethrows {
+        while !busy.withLock({ b -> Bool in
+            if b { return false }
+            b = true
+            return true
+        }) { usleep(10_000) }
+        defer { busy.withLock { $0 = false } }
+        try body()
+    }
+}
+
 final class BackgroundJolt: @unchecked Sendable {
     let process = Process()
     let errPipe = Pipe()
@@ -317,6 +337,11 @@ struct AttachTests {
     @Test("no board named anywhere: watch, record and output find the running jolt in the usual places, and say nothing of a simulated board")
     func attachWithoutBoard() throws {
         try #require(!FileManager.default.fileExists(atPath: "/etc/jolt/jolt.json"), "an installed profile names the board")
+        // The clients look in /run/jolt first: no other test's jolt may be there meanwhile.
+        try UsualSocketPlaces.shared.exclusively { try attachWithoutBoardAlone() }
+    }
+
+    func attachWithoutBoardAlone() throws {
         // A login's runtime folder of its own: the running jolt's socket goes there, and the
         // clients look there, with no --board, --socket or $JOLT_BOARD.
         let runtime = NSTemporaryDirectory() + "jolt-xdg-\(UUID().uuidString.prefix(6))"
