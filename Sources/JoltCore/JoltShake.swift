@@ -215,31 +215,36 @@ public struct JoltShake: Sendable {
         return (10_000 &* s &* s >= k2 &* p, 4 &* s &* s >= p)
     }
 
+    /// Whether the open lobe, `half` after the last counted one started, carries the chain on,
+    /// and whether it points back at least roughly (a restart may start from it).
+    @inlinable
+    func carries(_ half: Int64) -> (continues: Bool, roughly: Bool) {
+        guard chain > 0 && half >= minHalf && half <= maxHalf else { return (false, false) }
+        var (continues, roughly) = opposed()
+        // So does a lobe that points the same way as the last with a weaker one between: the
+        // stroke back did not count (at 25 Hz a 7 Hz stroke is a sample or two, and its peak
+        // can fall between them).
+        roughly = roughly || between
+        // The last lobe must fill its half-cycle, as a hand's stroke does: a knock is a spike that
+        // is over long before the next one, however regular the knocking.
+        if continues { continues = lastWidth &* 100 >= fillPercent &* half }
+        if continues && chain >= 2 {
+            // Consecutive half-periods must be alike.
+            continues = half &* 100 <= lastHalf &* ratioPercent && lastHalf &* 100 <= half &* ratioPercent
+        }
+        return (continues, roughly)
+    }
+
     /// The open lobe's peak just reached the threshold: extend or restart the chain.
     @inlinable
     mutating func count(_ t: Int64) -> (Bool, Bool) {
         counted = true
         let half = start - lastStart
-        var continues = false
-        var roughly = false
-        if chain > 0 && half >= minHalf && half <= maxHalf {
-            (continues, roughly) = opposed()
-            // So does a lobe that points the same way as the last with a weaker one between: the
-            // stroke back did not count (at 25 Hz a 7 Hz stroke is a sample or two, and its peak
-            // can fall between them).
-            roughly = roughly || between
-            // The last lobe must fill its half-cycle, as a hand's stroke does: a knock is a spike that
-            // is over long before the next one, however regular the knocking.
-            if continues { continues = lastWidth &* 100 >= fillPercent &* half }
-            if continues && chain >= 2 {
-                // Consecutive half-periods must be alike.
-                continues = half &* 100 <= lastHalf &* ratioPercent && lastHalf &* 100 <= half &* ratioPercent
-            }
-        }
+        let (continues, roughly) = carries(half)
         if continues {
             chain += 1
             prevStrong = lastPeak2 >= strong2 && !restarted
-        } else if start - lastCountedEnd >= quietBefore || (chain > 0 && half < minHalf) {
+        } else if start - lastCountedEnd >= quietBefore || (chain > 0 && half <= minHalf) {
             // A fresh start after a quiet spell; or a lobe that came too soon after the last
             // (the first stroke of a fast shake often splits), which restarts the chain from
             // here rather than ending it.
@@ -262,6 +267,13 @@ public struct JoltShake: Sendable {
             restarted = true
             chain = 1
             prevStrong = false
+        } else if chain == 1 && chainCalm && half <= Self.pairHalfMicros && peak2 &* 25 < lastPeak2 &* 9 {
+            // The second lobe of a chain begun from a still hand, within half a cycle of the
+            // first and so far under 0.6 of its peak, that does not carry the chain on: the first
+            // stroke split, and at 25 Hz a fast stroke's side lobe can just reach the threshold.
+            // It does not count (yet: it is judged again if it grows), like a lobe too weak to.
+            counted = false
+            return (false, false)
         } else {
             // Strong motion just before: this is walking, running, an exercise — not a hand
             // at rest starting to shake. No chain starts here.

@@ -166,7 +166,7 @@ struct FloatShake {
         if continues {
             chain += 1
             prevStrong = lastPeakMag >= strong && !restarted
-        } else if start - lastCountedEnd >= quietBefore || (chain > 0 && half < minHalf) {
+        } else if start - lastCountedEnd >= quietBefore || (chain > 0 && half <= minHalf) {
             if start - lastCountedEnd >= quietBefore {
                 restartsLeft = 2
                 restarted = false
@@ -179,6 +179,9 @@ struct FloatShake {
             restarted = true
             chain = 1
             prevStrong = false
+        } else if chain == 1 && chainCalm && half <= JoltShake.pairHalfMicros && peakMag * 5 < lastPeakMag * 3 {
+            counted = false
+            return (false, false)
         } else {
             chain = 0
             prevStrong = false

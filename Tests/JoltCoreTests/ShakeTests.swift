@@ -261,6 +261,29 @@ struct ShakeTests {
         #expect(directStrokes([(0, 0.9), (0, 0.9), (180, 0.9), (0, 0.9), (180, 0.9)]).isEmpty)
     }
 
+    @Test("a lobe that starts one half-period minimum after the last (a sample later at 25 Hz) is a split stroke: the chain restarts there")
+    func splitAtMinimumHalf() {
+        // 40 ms (the 40 ms minimum half-period) after the first stroke, a stroke 100° from it:
+        // at 25 Hz the very next sample. The regular strokes after it are a shake, recognised at
+        // the third lobe of the restarted chain.
+        let split = pacedStrokes([(0, 1.5, 4), (100, 1.0, 8), (280, 1.0, 8), (100, 1.0, 8), (280, 1.0, 8)])
+        #expect(split.count == 1, "\(split)")
+        if let t = split.first { #expect(t >= 2_200_000 && t < 2_300_000, "\(t)") }
+        // 50 ms after: no split, and a lobe 100° from the last ends the chain, as walking's does.
+        #expect(pacedStrokes([(0, 1.5, 5), (100, 1.0, 8), (280, 1.0, 8), (100, 1.0, 8), (280, 1.0, 8)]).isEmpty)
+    }
+
+    @Test("from a still hand, a side lobe under 0.6 of the first stroke is passed over; a stronger one ends the chain")
+    func weakSideLobe() {
+        // The first stroke (2 g), a side lobe 100° from it (0.8 g: past the threshold, 0.4 of the
+        // stroke), rest for a sample, then strokes back and forth: two strong opposite strokes.
+        let side = pacedStrokes([(0, 2.0, 8), (100, 0.8, 4), (0, 0, 1), (180, 2.0, 8), (0, 2.0, 8)])
+        #expect(side.count == 1, "\(side)")
+        if let t = side.first { #expect(t >= 2_130_000 && t < 2_210_000, "\(t)") }
+        // A side lobe of 1.5 g (0.75 of the stroke) is a stroke of its own, and not opposite.
+        #expect(pacedStrokes([(0, 2.0, 8), (100, 1.5, 4), (0, 0, 1), (180, 2.0, 8), (0, 2.0, 8)]).isEmpty)
+    }
+
     @Test("a restart needs the strokes to point at least 120° apart, and its full three lobes")
     func restartLimits() {
         // 100° apart: the chain ends, as walking's does; nothing starts until a quiet spell.
