@@ -90,6 +90,26 @@ struct KioskTests {
         }
     }
 
+    @Test("jolt eval --tamper pools a seed range as one corpus, and refuses the options that only shape the shake and flip corpus")
+    func tamperOptions() throws {
+        func shopMinutes(_ seed: String) throws -> Double {
+            let r = joltBinary(["eval", "--tamper", "--rate", "100", "--shop-minutes", "1", "--seed", seed])
+            #expect(r.code == 0, "\(r.error)")
+            let line = try #require(r.out.split(separator: "\n").first { $0.hasPrefix("shop life per rate and chip: ") })
+            return try #require(Double(line.dropFirst("shop life per rate and chip: ".count).prefix { $0 != " " }))
+        }
+        let a = try shopMinutes("9001"), b = try shopMinutes("9002"), both = try shopMinutes("9001-9002")
+        #expect(abs(a + b - both) <= 0.15, "\(a) + \(b) against \(both) pooled")
+        for (extra, named) in [(["--noise", "12"], "--noise"), (["--accel-only"], "--accel-only"), (["--json"], "--json"),
+                               (["--sensitivity", "high"], "--sensitivity"), (["Tests/Corpus/test"], "Tests/Corpus/test")] {
+            let r = joltBinary(["eval", "--tamper", "--rate", "100"] + extra)
+            #expect(r.code == 64 && r.error.contains(named) && r.error.contains("drop it"), "\(extra): \(r.code) \(r.error)")
+            #expect(r.out.isEmpty, "\(extra): nothing scored")
+        }
+        let shop = joltBinary(["eval", "--shop-minutes", "3"])
+        #expect(shop.code == 64 && shop.error.contains("--tamper"), "\(shop.error)")
+    }
+
     @Test("below 50 Hz a board whose alarm watches for tamper has its chip read at 100 Hz and averaged, one that only watches for gestures not; the start line says which, and warns where the chip cannot")
     func lowRateOversampling() throws {
         let text = try String(contentsOfFile: try kioskBoard(socket: socketPath()), encoding: .utf8)

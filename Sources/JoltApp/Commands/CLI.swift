@@ -340,6 +340,9 @@ public enum JoltCLI {
     static func eval(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "eval", args, valued: ["--rate", "--seed", "--gait-minutes", "--noise", "--config", "--sensitivity", "--shop-minutes"], flags: ["--json", "--gate", "--accel-only", "--tamper", "--by-person"])
         if a.flag("--tamper") { return try TamperEval.command(a, out: out) }
+        if a.value("--shop-minutes") != nil {
+            throw JoltError(.usage, "jolt eval: --shop-minutes sets the kiosk corpus's shop life: give --tamper with it (the shake and flip corpus takes --gait-minutes)")
+        }
         var o = EvalCommand.Options()
         o.accelOnly = a.flag("--accel-only")
         o.byPerson = a.flag("--by-person")

@@ -156,7 +156,7 @@ extension JoltCLI {
             examples: ["jolt output buzzer --beep 3", "jolt output buzzer --pulse 500 --board boards/kiosk-alarm.json", "sudo -u jolt jolt output buzzer --off"]),
         CommandHelp(
             name: "eval", summary: "score every algorithm on the labelled corpus and the real recordings",
-            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--noise MG] [--accel-only] [--config FILE] [--sensitivity LEVEL]\n       jolt eval --tamper [--rate HZ] [--shop-minutes M] [--seed N] [--gate]",
+            usage: "jolt eval [CORPUS...] [--json] [--gate] [--rate HZ] [--seed N] [--gait-minutes M] [--noise MG] [--accel-only] [--config FILE] [--sensitivity LEVEL]\n       jolt eval --tamper [--rate HZ] [--shop-minutes M] [--seed N|A-B] [--gate]",
             details: """
                 Runs Jolt's default detectors and the phone algorithms (threshold, lowpass, planar, window;
                 the phone and Android flip rules) over every trace and prints one table: shake recall and
@@ -172,7 +172,9 @@ extension JoltCLI {
                 the ADXL345's activity interrupt and a tilt-past-10° rule; then Jolt's theft by theft, and
                 below 100 Hz traces another tool recorded (no oversampling, the low-pass off; not gated).
                 --seed draws another corpus (2026 is the one the detector was tuned on; the gate judges
-                a held-out one). With --gate, exits 1 when Jolt's detector misses a tamper target.
+                a held-out one; A-B pools the draws A to B, for either table). With --tamper, --noise,
+                --gait-minutes, --accel-only, --config, --sensitivity, --json and trace files do not
+                apply and are refused. With --gate, exits 1 when Jolt's detector misses a tamper target.
                 """,
             options: [
                 ("--json", "the same figures as one JSON object"),

@@ -30,15 +30,22 @@ enum TamperEval {
         var foreign = false
     }
 
-    /// Scores every rule at every rate on both kinds of chip.
-    static func run(rates: [Double], thefts: Int, shopMinutes: Double, seed: UInt64) -> [Row] {
+    /// Scores every rule at every rate on both kinds of chip, over the draws `seeds` as one
+    /// corpus (each draw made, scored and let go in turn).
+    static func run(rates: [Double], thefts: Int, shopMinutes: Double, seeds: [UInt64]) -> [Row] {
         var rows: [Row] = []
         for rate in rates {
             for gyro in [true, false] {
-                let corpus = KioskCorpus(rate: rate, gyro: gyro, seed: seed)
-                let cases = corpus.thefts(count: thefts) + corpus.shopLife(minutes: shopMinutes)
-                for alg in TamperAlgorithm.allCases {
-                    rows.append(Row(rate: rate, gyro: gyro, algorithm: alg, score: TamperEvaluator.score(alg, cases, rate: rate, gyro: gyro)))
+                var scores = TamperAlgorithm.allCases.map { _ in TamperScore() }
+                for seed in seeds {
+                    let corpus = KioskCorpus(rate: rate, gyro: gyro, seed: seed)
+                    let cases = corpus.thefts(count: thefts) + corpus.shopLife(minutes: shopMinutes)
+                    for (i, alg) in TamperAlgorithm.allCases.enumerated() {
+                        scores[i].add(TamperEvaluator.score(alg, cases, rate: rate, gyro: gyro))
+                    }
+                }
+                for (i, alg) in TamperAlgorithm.allCases.enumerated() {
+                    rows.append(Row(rate: rate, gyro: gyro, algorithm: alg, score: scores[i]))
                 }
             }
         }
@@ -48,12 +55,16 @@ enum TamperEval {
     /// Jolt's rule on traces another tool recorded below 100 Hz from an MPU6050 left at its reset
     /// low-pass (off): what `jolt replay`, `tune` and `eval` read from such a file, where Jolt's
     /// own reading would have oversampled and filtered. Reported, not gated.
-    static func foreign(rates: [Double], thefts: Int, shopMinutes: Double, seed: UInt64) -> [Row] {
+    static func foreign(rates: [Double], thefts: Int, shopMinutes: Double, seeds: [UInt64]) -> [Row] {
         rates.filter { $0 < 100 }.map { rate in
-            var corpus = KioskCorpus(rate: rate, gyro: true, seed: seed)
-            corpus.foreign = true
-            let cases = corpus.thefts(count: thefts) + corpus.shopLife(minutes: shopMinutes)
-            return Row(rate: rate, gyro: true, algorithm: .jolt, score: TamperEvaluator.score(.jolt, cases, rate: rate, gyro: true, mayAlias: true), foreign: true)
+            var score = TamperScore()
+            for seed in seeds {
+                var corpus = KioskCorpus(rate: rate, gyro: true, seed: seed)
+                corpus.foreign = true
+                let cases = corpus.thefts(count: thefts) + corpus.shopLife(minutes: shopMinutes)
+                score.add(TamperEvaluator.score(.jolt, cases, rate: rate, gyro: true, mayAlias: true))
+            }
+            return Row(rate: rate, gyro: true, algorithm: .jolt, score: score, foreign: true)
         }
     }
 
@@ -148,15 +159,12 @@ extension TamperEval {
         let minutes = try a.fixed("--shop-minutes", places: 1, range: 1...60_000, unit: "min").map { Double($0) / 10 } ?? 12
         let given = try a.fixed("--rate", places: 3, range: 12_500...1_000_000, unit: "Hz")
         let rate: [Double] = given.map { [Double($0) / 1000] } ?? [25, 50, 100, 200, 400, 800]
+        try refuseUnused(a)
         // The draws the detector was tuned on are seed 2026's; any other seed is held out.
-        var seed: UInt64 = 2026
-        if let v = a.value("--seed") {
-            guard let n = UInt64(v) else { throw JoltError(.usage, "jolt eval: --seed must be a whole number, found '\(v)'") }
-            seed = n
-        }
-        let rows = TamperEval.run(rates: rate, thefts: 20, shopMinutes: minutes, seed: seed)
+        let seeds = try a.value("--seed").map { v throws(JoltError) in try EvalCommand.seeds(v) } ?? [2026]
+        let rows = TamperEval.run(rates: rate, thefts: 20, shopMinutes: minutes, seeds: seeds)
         out.write(TamperEval.table(rows) + "\n" + TamperEval.byTheft(rows))
-        let foreign = TamperEval.foreign(rates: rate, thefts: 20, shopMinutes: minutes, seed: seed)
+        let foreign = TamperEval.foreign(rates: rate, thefts: 20, shopMinutes: minutes, seeds: seeds)
         if !foreign.isEmpty {
             out.write("\n" + TamperEval.table(foreign, title: "traces another tool recorded from an MPU6050 with its low-pass off (no oversampling): reported, not gated"))
         }
@@ -168,6 +176,27 @@ extension TamperEval {
                 out.flush()
                 throw JoltError(.failure, "jolt eval --tamper: \(misses.count) targets missed (see above)")
             }
+        }
+    }
+
+    /// `jolt eval`'s options that shape the shake and flip corpus and mean nothing to the kiosk
+    /// corpus: named in a usage error rather than silently ignored.
+    static func refuseUnused(_ a: Arguments) throws(JoltError) {
+        if let p = a.positional.first {
+            throw JoltError(.usage, "jolt eval --tamper: '\(p)': the kiosk corpus is made in memory and takes no trace files; drop it, or run jolt eval without --tamper")
+        }
+        let why: [(String, String)] = [
+            ("--noise", "the kiosk corpus models each chip's own noise"),
+            ("--gait-minutes", "the kiosk corpus has no walking; --shop-minutes sets its length"),
+            ("--config", "the tamper rules are scored with Jolt's default settings"),
+            ("--sensitivity", "the tamper rules are scored with Jolt's default settings"),
+        ]
+        for (option, reason) in why where a.value(option) != nil {
+            throw JoltError(.usage, "jolt eval --tamper: \(option) does not apply (\(reason)); drop it")
+        }
+        for (flag, reason) in [("--accel-only", "both kinds of chip are scored at every rate"), ("--json", "the tamper tables are text only"),
+                               ("--by-person", "the kiosk corpus has no people's recordings")] where a.flag(flag) {
+            throw JoltError(.usage, "jolt eval --tamper: \(flag) does not apply (\(reason)); drop it")
         }
     }
 }
