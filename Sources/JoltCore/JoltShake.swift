@@ -215,39 +215,44 @@ public struct JoltShake: Sendable {
         return (10_000 &* s &* s >= k2 &* p, 4 &* s &* s >= p)
     }
 
-    /// Whether the open lobe, `half` after the last counted one started, carries the chain on,
-    /// and whether it points back at least roughly (a restart may start from it).
-    @inlinable
-    func carries(_ half: Int64) -> (continues: Bool, roughly: Bool) {
-        guard chain > 0 && half >= minHalf && half <= maxHalf else { return (false, false) }
-        var (continues, roughly) = opposed()
-        // So does a lobe that points the same way as the last with a weaker one between: the
-        // stroke back did not count (at 25 Hz a 7 Hz stroke is a sample or two, and its peak
-        // can fall between them).
-        roughly = roughly || between
-        // The last lobe must fill its half-cycle, as a hand's stroke does: a knock is a spike that
-        // is over long before the next one, however regular the knocking.
-        if continues { continues = lastWidth &* 100 >= fillPercent &* half }
-        if continues && chain >= 2 {
-            // Consecutive half-periods must be alike.
-            continues = half &* 100 <= lastHalf &* ratioPercent && lastHalf &* 100 <= half &* ratioPercent
-        }
-        return (continues, roughly)
-    }
-
     /// The open lobe's peak just reached the threshold: extend or restart the chain.
+    ///
+    /// A lobe that does not carry the chain on restarts it after a quiet spell, or when it came
+    /// too soon after the last (within the minimum half-cycle, the next sample at 25 Hz: the first
+    /// stroke of a fast shake often splits). The first strokes from rest are often not mirrors of
+    /// each other (the hand sets off at an angle; without a gyroscope the gravity estimate lags a
+    /// twist; one stroke is weaker than the next): a lobe at least 120° from the last, or after a
+    /// lobe too weak to count, half a cycle after it, restarts a chain not yet recognised, up to
+    /// twice. The start of a run can look the same, so a restarted chain needs its full
+    /// `minLobes`, strong or not. A chain's second lobe from a still hand, within 200 ms of the
+    /// first and so far under 0.6 of its peak, is a side lobe of a split stroke (at 25 Hz one can
+    /// just reach the threshold): it does not count, yet, and is judged again if it grows.
+    /// Anything else is strong motion just before (walking, running, an exercise): no chain.
     @inlinable
     mutating func count(_ t: Int64) -> (Bool, Bool) {
         counted = true
         let half = start - lastStart
-        let (continues, roughly) = carries(half)
+        var continues = false
+        var roughly = false
+        if chain > 0 && half >= minHalf && half <= maxHalf {
+            (continues, roughly) = opposed()
+            // So does a lobe that points the same way as the last with a weaker one between: the
+            // stroke back did not count (at 25 Hz a 7 Hz stroke is a sample or two, and its peak
+            // can fall between them).
+            roughly = roughly || between
+            // The last lobe must fill its half-cycle, as a hand's stroke does: a knock is a spike that
+            // is over long before the next one, however regular the knocking.
+            if continues { continues = lastWidth &* 100 >= fillPercent &* half }
+            if continues && chain >= 2 {
+                // Consecutive half-periods must be alike.
+                continues = half &* 100 <= lastHalf &* ratioPercent && lastHalf &* 100 <= half &* ratioPercent
+            }
+        }
         if continues {
             chain += 1
             prevStrong = lastPeak2 >= strong2 && !restarted
         } else if start - lastCountedEnd >= quietBefore || (chain > 0 && half <= minHalf) {
-            // A fresh start after a quiet spell; or a lobe that came too soon after the last
-            // (the first stroke of a fast shake often splits), which restarts the chain from
-            // here rather than ending it.
+            // A fresh start after a quiet spell, or a split first stroke.
             if start - lastCountedEnd >= quietBefore {
                 restartsLeft = 2
                 restarted = false
@@ -257,26 +262,17 @@ public struct JoltShake: Sendable {
             chain = 1
             prevStrong = false
         } else if chain > 0 && chain < minLobes && restartsLeft > 0 && roughly {
-            // The first strokes of a shake from rest are often not mirrors of each other (the
-            // hand sets off at an angle; without a gyroscope the gravity estimate lags a twist;
-            // one stroke is weaker than the next): a lobe at least 120° from the last, or after a
-            // lobe too weak to count, half a cycle after it, restarts a chain not yet recognised
-            // from here, up to twice, rather than ending it. The start of a run can
-            // look the same, so a restarted chain needs its full `minLobes`, strong or not.
+            // A lopsided first stroke from rest.
             restartsLeft -= 1
             restarted = true
             chain = 1
             prevStrong = false
         } else if chain == 1 && chainCalm && half <= Self.pairHalfMicros && peak2 &* 25 < lastPeak2 &* 9 {
-            // The second lobe of a chain begun from a still hand, within half a cycle of the
-            // first and so far under 0.6 of its peak, that does not carry the chain on: the first
-            // stroke split, and at 25 Hz a fast stroke's side lobe can just reach the threshold.
-            // It does not count (yet: it is judged again if it grows), like a lobe too weak to.
+            // A side lobe of a split first stroke, from a still hand.
             counted = false
             return (false, false)
         } else {
-            // Strong motion just before: this is walking, running, an exercise — not a hand
-            // at rest starting to shake. No chain starts here.
+            // Strong motion just before: not a hand at rest starting to shake.
             chain = 0
             prevStrong = false
         }
