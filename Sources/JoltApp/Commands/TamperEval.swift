@@ -161,7 +161,8 @@ extension TamperEval {
         let rate: [Double] = given.map { [Double($0) / 1000] } ?? [25, 50, 100, 200, 400, 800]
         try refuseUnused(a)
         // The draws the detector was tuned on are seed 2026's; any other seed is held out.
-        let seeds = try a.value("--seed").map { v throws(JoltError) in try EvalCommand.seeds(v) } ?? [2026]
+        var seeds: [UInt64] = [2026]
+        if let v = a.value("--seed") { seeds = try EvalCommand.seeds(v) }
         let rows = TamperEval.run(rates: rate, thefts: 20, shopMinutes: minutes, seeds: seeds)
         out.write(TamperEval.table(rows) + "\n" + TamperEval.byTheft(rows))
         let foreign = TamperEval.foreign(rates: rate, thefts: 20, shopMinutes: minutes, seeds: seeds)
