@@ -213,7 +213,6 @@ struct ConfigDocTests {
     }
 }
 
-/// A `jolt run` started in the background, its stderr collected, stopped with SIGTERM.
 /// The places a jolt puts its control socket when not told (/run/jolt, /run/user/UID,
 /// /tmp/jolt-UID) are the machine's, not one test's: a test that runs a jolt there and one that
 /// asks what runs there take turns, or each finds the other's.
@@ -233,6 +232,7 @@ final class UsualSocketPlaces: Sendable {
     }
 }
 
+/// A `jolt run` started in the background, its stderr collected, stopped with SIGTERM.
 final class BackgroundJolt: @unchecked Sendable {
     let process = Process()
     let errPipe = Pipe()
