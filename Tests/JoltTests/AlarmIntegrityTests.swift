@@ -48,8 +48,8 @@ func twoStepTilt(flat: Double, hold: Double) -> String {
 @Suite("The alarm survives restarts and reloads", .serialized)
 struct AlarmIntegrityTests {
     /// The kiosk board with its own socket, playing `trace`, armed at start with a short grace.
-    func kiosk(_ sock: String, trace: String? = nil, armedAtStart: Bool = true) throws -> String {
-        var text = try String(contentsOfFile: try kioskBoard(socket: sock), encoding: .utf8)
+    func kiosk(_ sock: String, trace: String? = nil, armedAtStart: Bool = true, untilDisarmed: Bool = false) throws -> String {
+        var text = try String(contentsOfFile: try kioskBoard(socket: sock, untilDisarmed: untilDisarmed), encoding: .utf8)
         if let trace { text = text.edited("\"motion\": \"lift\"", "\"trace\": \"\(trace)\"") }
         if !armedAtStart { text = text.edited("\"armed_at_start\": true", "\"armed_at_start\": false") }
         return tempFile(text, name: "kiosk.json")
@@ -96,7 +96,7 @@ struct AlarmIntegrityTests {
     func killedWhileSounding() throws {
         let dir = NSTemporaryDirectory() + "jolt-state-\(UUID())"
         let sock = socketPath()
-        let first = try BackgroundJolt(["run", "--board", try kiosk(sock), "--fast", "--forever", "--state-dir", dir])
+        let first = try BackgroundJolt(["run", "--board", try kiosk(sock, untilDisarmed: true), "--fast", "--forever", "--state-dir", dir])
         #expect(waitForStatus(sock, "triggered"), "\(first.stderr)")
         #expect(waitForSaved(dir, "triggered"), "\(first.stderr)")
         kill(first.process.processIdentifier, SIGKILL)
@@ -106,7 +106,7 @@ struct AlarmIntegrityTests {
         // What systemd's Restart= does: the same command again; the kiosk now lies still.
         unlink(sock)
         let started = Date()
-        let second = try BackgroundJolt(["run", "--board", try kiosk(sock, trace: restingTrace(tiltedBy: 0, seconds: 30)), "--state-dir", dir])
+        let second = try BackgroundJolt(["run", "--board", try kiosk(sock, trace: restingTrace(tiltedBy: 0, seconds: 30), untilDisarmed: true), "--state-dir", dir])
         defer { _ = second.stop() }
         #expect(second.wait(for: "line buzzer (simulated GPIO17): active", seconds: 5), "\(second.stderr)")
         // From the process's start, on a shared 2-core machine where starting a process and
@@ -217,9 +217,7 @@ struct StalledOutputTests {
     @Test("standard output a full pipe nobody reads: the buzzer keeps its cadence and disarm answers within 1 s")
     func stalledStdout() throws {
         let sock = socketPath()
-        var text = try String(contentsOfFile: try kioskBoard(socket: sock), encoding: .utf8)
-        text = text.edited("\"max_sound_ms\": 300000", "\"max_sound_ms\": 0")
-        let board = tempFile(text, name: "kiosk.json")
+        let board = try kioskBoard(socket: sock, untilDisarmed: true)
         // A pipe filled to the brim before Jolt starts, and never read while it runs.
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
@@ -554,9 +552,7 @@ struct SmallerHolesTests {
     @Test("one tamper per triggering: while the alarm sounds, repeats are counted in the status, not printed")
     func oneTamper() throws {
         let sock = socketPath()
-        var text = try String(contentsOfFile: try kioskBoard(socket: sock), encoding: .utf8)
-        text = text.edited("\"max_sound_ms\": 300000", "\"max_sound_ms\": 0")
-        let board = tempFile(text, name: "kiosk.json")
+        let board = try kioskBoard(socket: sock, untilDisarmed: true)
         var o = RunCommand.Options(json: true, fast: true)
         o.forever = true
         o.limitMicros = 300_000_000

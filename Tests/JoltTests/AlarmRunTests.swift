@@ -26,9 +26,14 @@ func liftTrace() -> String {
 }
 
 /// The kiosk board with a short grace period and its own control socket.
-func kioskBoard(socket: String, extra: String = "") throws -> String {
+/// The kiosk board with a 500 ms grace period and a control socket. `untilDisarmed`: it sounds
+/// until disarmed (`max_sound_ms` 0). A test that asserts a lasting `triggered` on simulated
+/// time needs it: `--fast` passes the 5 minutes of `max_sound_ms` in under a second, and the
+/// alarm then watches again until the looping motion trips it anew.
+func kioskBoard(socket: String, extra: String = "", untilDisarmed: Bool = false) throws -> String {
     var text = try String(contentsOfFile: packageRoot + "/boards/kiosk-alarm.json", encoding: .utf8)
     text = text.edited("\"arming_ms\": 3000", "\"arming_ms\": 500")
+    if untilDisarmed { text = text.edited("\"max_sound_ms\": 300000", "\"max_sound_ms\": 0") }
     text = text.edited("\"alarm\": {", "\"control\": { \"socket\": \"\(socket)\" },\n  \(extra)\"alarm\": {")
     return tempFile(text, name: "kiosk.json")
 }

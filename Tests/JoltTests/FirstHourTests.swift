@@ -325,7 +325,7 @@ struct AttachTests {
     @Test("a triggered alarm: jolt output --off is refused, jolt disarm silences it")
     func triggeredNotSilenced() throws {
         let sock = socketPath()
-        let board = try kioskBoard(socket: sock)   // lifted 12 s in; --fast gets there at once
+        let board = try kioskBoard(socket: sock, untilDisarmed: true)   // lifted 12 s in; --fast gets there at once
         let run = try BackgroundJolt(["run", "--board", board, "--fast", "--forever"])
         defer { _ = run.stop() }
         #expect(waitForAlarm(sock, "triggered"), "\(run.stderr)")

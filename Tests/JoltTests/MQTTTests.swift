@@ -491,9 +491,10 @@ struct MQTTTests {
 
 @Suite("MQTT commands that cannot be guessed or flooded", .serialized)
 struct MQTTAttackTests {
-    /// `jolt run` on the kiosk board lifted at once (triggered within seconds), with `mqtt`.
+    /// `jolt run` on the kiosk board lifted at once (triggered within seconds, and sounding until
+    /// disarmed), with `mqtt`.
     func triggeredKiosk(_ sock: String, mqtt: String, stateDir: String? = nil) throws -> BackgroundJolt {
-        let board = try kioskBoard(socket: sock, extra: mqtt)
+        let board = try kioskBoard(socket: sock, extra: mqtt, untilDisarmed: true)
         return try BackgroundJolt(["run", "--board", board, "--trace", liftTrace(), "--fast", "--forever"] + (stateDir.map { ["--state-dir", $0] } ?? []))
     }
 
