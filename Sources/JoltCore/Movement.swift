@@ -4,7 +4,8 @@
 /// slide or a lift pushes one way for a tenth of a second or more.
 ///
 /// Around a baseline that follows the reading slowly (τ 20 s: the offsets drifting with
-/// temperature; every 2 s it moves toward the mean of the readings since), the acceleration
+/// temperature; every 2 s it moves toward the mean of the readings since; put at a single
+/// reading, it becomes the mean of the next 100 ms), the acceleration
 /// past a dead zone (25 mg: noise, a customer's lean under a degree) is integrated into a leaky
 /// velocity (τ 0.5 s), per axis, in mg·µs. A velocity past `speed` that keeps its direction for
 /// `hold` is a kiosk that moved. A jolt past 0.45 g, or a
@@ -52,6 +53,9 @@ public struct Movement: Sendable {
     public static let baselineMicros: Int64 = 20_000_000
     /// How often the baseline moves (a tenth of its time constant), µs.
     public static let batchMicros: Int64 = 2_000_000
+    /// The first batch after the baseline is put at a single reading: its mean replaces that
+    /// reading (one reading of an ADXL345 at 800 Hz can be 15 mg off its mean), µs.
+    public static let firstBatchMicros: Int64 = 100_000
     @usableFromInline static let limit: Int64 = 1_000_000_000
     /// A turn across gravity past this (about 1.7°; a customer's lean is under 1°), held the
     /// same way for `turnMicros`, is the start of a tilt, mg.
@@ -111,6 +115,9 @@ public struct Movement: Sendable {
     @usableFromInline var ax: Int64 = 0, ay: Int64 = 0, az: Int64 = 0
     @usableFromInline var an: Int64 = 0
     @usableFromInline var due: Int64 = 0
+    /// Whether the baseline is a single reading (after a restart or a reseat) that the first,
+    /// short batch replaces with its mean.
+    @usableFromInline var fresh = false
     /// Readings past ±2000 g (no chip reads that; a trace may say anything) count as ±2000 g in
     /// the turn, so that its products stay in range.
     @usableFromInline static let lim: Int64 = 2_000_000
@@ -158,7 +165,8 @@ public struct Movement: Sendable {
         Vec3(Int32(clamping: bx >> 16), Int32(clamping: by >> 16), Int32(clamping: bz >> 16))
     }
 
-    /// Starts afresh: the next reading is the baseline.
+    /// Starts afresh: the next reading is the baseline, and the mean of the first 100 ms of
+    /// readings replaces it.
     public mutating func restart() {
         started = false
         resting = false
@@ -183,7 +191,8 @@ public struct Movement: Sendable {
             bx = x << 16; by = y << 16; bz = z << 16
             across()
             ax = 0; ay = 0; az = 0; an = 0
-            due = s.t &+ Self.batchMicros
+            due = s.t &+ Self.firstBatchMicros
+            fresh = true
             started = true
         }
         let ex = x &- (bx >> 16), ey = y &- (by >> 16), ez = z &- (bz >> 16)
@@ -283,7 +292,8 @@ public struct Movement: Sendable {
         bx = x << 16; by = y << 16; bz = z << 16
         across()
         ax = 0; ay = 0; az = 0; an = 0
-        due = t &+ Self.batchMicros
+        due = t &+ Self.firstBatchMicros
+        fresh = true
         quietFrom = .min
         heldSince = .min
         hush()
@@ -326,18 +336,23 @@ public struct Movement: Sendable {
         return true
     }
 
-    /// Moves the baseline at `t`, when it is due: the gain of `an` samples toward their mean.
-    /// With readings within ±2000 g (a trace's are within ±1000 g, a chip's ±16 g) and 2 s of
-    /// samples, `an`·`baseQ20` is about 2^20/10 at any rate and every product stays below 2^54;
-    /// past that (a reading no source gives, a clock that stands still for hours) the arithmetic
-    /// wraps rather than trap.
+    /// Moves the baseline at `t`, when it is due: the gain of `an` samples toward their mean, or
+    /// (`fresh`) all the way to it. With readings within ±2000 g (a trace's are within ±1000 g,
+    /// a chip's ±16 g) and 2 s of samples, `an`·`baseQ20` is about 2^20/10 at any rate and every
+    /// product stays below 2^54; past that (a reading no source gives, a clock that stands still
+    /// for hours) the arithmetic wraps rather than trap.
     @inlinable
     public mutating func moveBaseline(at t: Int64) {
         guard t >= due else { return }
         let n = an
-        bx &+= ((ax &<< 16) &- n &* bx) &* baseQ20 / (1 << 20)
-        by &+= ((ay &<< 16) &- n &* by) &* baseQ20 / (1 << 20)
-        bz &+= ((az &<< 16) &- n &* bz) &* baseQ20 / (1 << 20)
+        if fresh && n > 0 {
+            bx = (ax &<< 16) / n; by = (ay &<< 16) / n; bz = (az &<< 16) / n
+            fresh = false
+        } else {
+            bx &+= ((ax &<< 16) &- n &* bx) &* baseQ20 / (1 << 20)
+            by &+= ((ay &<< 16) &- n &* by) &* baseQ20 / (1 << 20)
+            bz &+= ((az &<< 16) &- n &* bz) &* baseQ20 / (1 << 20)
+        }
         across()
         ax = 0; ay = 0; az = 0; an = 0
         due = t &+ Self.batchMicros

@@ -59,7 +59,8 @@ public struct Tamper: Sendable {
     public var armedReference: Vec3? { armed ? reference : nil }
 
     /// Arms the detector: `gravity` (mg) becomes the reference orientation, and the next reading
-    /// the baseline of the movement.
+    /// the baseline of the movement (the mean of the readings of its first 100 ms, once they
+    /// have come).
     public mutating func arm(gravity: Vec3) {
         armed = true
         reference = gravity

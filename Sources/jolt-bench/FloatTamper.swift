@@ -14,7 +14,7 @@ struct FloatMovement {
     var p1: (Real, Real, Real) = (0, 0, 0), p2: (Real, Real, Real) = (0, 0, 0), pquiet = true
     var p3: (Real, Real, Real) = (0, 0, 0), p4: (Real, Real, Real) = (0, 0, 0), pquiet2 = true
     var started = false
-    var sum: (Real, Real, Real) = (0, 0, 0), n: Real = 0, due: Int64 = 0
+    var sum: (Real, Real, Real) = (0, 0, 0), n: Real = 0, due: Int64 = 0, fresh = false
     var b: (Real, Real, Real) = (0, 0, 0), v: (Real, Real, Real) = (0, 0, 0), d: (Real, Real, Real) = (0, 0, 0)
     var since: Int64 = .min, quietFrom: Int64 = .min, lastReversal: Int64 = .min
     var signs: (Int, Int, Int) = (0, 0, 0)
@@ -65,7 +65,8 @@ struct FloatMovement {
     mutating func reseat(_ t: Int64, _ a: (Real, Real, Real)) {
         b = a
         sum = (0, 0, 0); n = 0
-        due = t + 2_000_000
+        due = t + 100_000
+        fresh = true
         quietFrom = .min
         heldSince = .min
         hush()
@@ -102,13 +103,20 @@ struct FloatMovement {
         if !started {
             b = a
             sum = (0, 0, 0); n = 0
-            due = t + 2_000_000
+            due = t + 100_000
+            fresh = true
             started = true
         }
         let e = (a.0 - b.0, a.1 - b.1, a.2 - b.2)
         sum = (sum.0 + a.0, sum.1 + a.1, sum.2 + a.2)
         n += 1
-        if t >= due {
+        if t >= due && fresh {
+            // The first, short batch after a single reading became the baseline: its mean.
+            b = (sum.0 / n, sum.1 / n, sum.2 / n)
+            fresh = false
+            sum = (0, 0, 0); n = 0
+            due = t + 2_000_000
+        } else if t >= due {
             b = (b.0 + (sum.0 - n * b.0) * gain, b.1 + (sum.1 - n * b.1) * gain, b.2 + (sum.2 - n * b.2) * gain)
             sum = (0, 0, 0); n = 0
             due = t + 2_000_000

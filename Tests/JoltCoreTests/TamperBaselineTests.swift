@@ -136,6 +136,20 @@ struct MovementTests {
         #expect(tilted.restedAt.map { $0 <= 2.1 } == true, "rested at \(String(describing: tilted.restedAt)) s")
     }
 
+    @Test("a baseline put at one reading is the mean of the next 100 ms: a first reading 15 mg off does not stay 15 mg off for seconds")
+    func freshBaselineIsAMean() {
+        // 800 Hz: the first reading 15 mg high on z, then readings 997 and 1003 mg in turn.
+        var m = Movement(periodMicros: 1250, speedMMs: 20, holdMillis: 120)
+        var seen: [Int32] = []
+        for i in 0..<400 {
+            _ = m.update(Sample(t: Int64(i) * 1250, accel: Vec3(0, 0, i == 0 ? 1015 : (i % 2 == 0 ? 997 : 1003))))
+            if i == 40 || i == 100 || i == 399 { seen.append(m.baselineMilliG.z) }
+        }
+        // At 50 ms the single reading; from 100 ms on, the mean of the readings since (the 1015
+        // among 80 readings of 1000: 1000.2).
+        #expect(seen == [1015, 1000, 1000], "\(seen)")
+    }
+
     @Test("a nudge's velocity (60 mg for 50 ms, under the speed) is nothing in flight once under 1.3 mm/s: at rest within 1.5 s, not seconds later")
     func nudgeRests() throws {
         let nudge = follow(seconds: 8, restFrom: 1.05) { t in
