@@ -30,6 +30,9 @@ package final class EvidenceRecorder {
     var writer: PThread?
     /// Files written (this run).
     package private(set) var written = 0
+    /// The wall-clock second the last file was named for, and how many were named in it.
+    var lastStamp = ""
+    var sameStamp = 0
     /// Where each trace goes once written, and its largest size in bytes (set before the run).
     package var send: (maxBytes: Int, to: @Sendable (String) -> Void)?
 
@@ -67,8 +70,7 @@ package final class EvidenceRecorder {
             capture!.until = t + Self.windowMicros
             return c.path
         }
-        let name = WallClock.iso8601(wallMicros).replacingOccurrences(":", "-")
-        let path = directory + "/alarm-" + name + ".csv"
+        let path = directory + "/alarm-" + fileStamp(wallMicros) + ".csv"
         var before: [Sample] = []
         before.reserveCapacity(2 * ring.count + 1)
         let start = count == ring.count ? head : 0
@@ -77,6 +79,21 @@ package final class EvidenceRecorder {
                    [("evidence", "the alarm triggered at \(EventRecord.seconds(t)) s: \(why)"), ("trigger_t", EventRecord.seconds(t)),
                     ("utc", WallClock.iso8601(wallMicros))])
         return path
+    }
+
+    /// The name's time: the wall clock's second, "2026-12-04T05-35-18Z". A second capture in the
+    /// same second (simulated time, a short `max_sound_ms`, a clock set back) must not overwrite
+    /// the first: it gets "_0002", and so on, which sort after it and before the next second.
+    func fileStamp(_ wallMicros: Int64) -> String {
+        let stamp = WallClock.iso8601(wallMicros).replacingOccurrences(":", "-")
+        guard stamp == lastStamp else {
+            lastStamp = stamp
+            sameStamp = 1
+            return stamp
+        }
+        sameStamp += 1
+        let n = String(sameStamp)
+        return stamp + "_" + String(repeating: "0", count: Swift.max(4 - n.count, 0)) + n
     }
 
     /// Hands the capture to a writer thread.

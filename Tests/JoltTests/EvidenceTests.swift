@@ -70,6 +70,37 @@ struct EvidenceTests {
         #expect(e.written == 3)
     }
 
+    @Test("two captures in one second of the wall clock (simulated time): the second is named apart, both are kept, and the names sort in their order")
+    func sameSecond() throws {
+        let dir = NSTemporaryDirectory() + "jolt-evidence-\(UUID().uuidString.prefix(8))"
+        let e = EvidenceRecorder(directory: dir, rateMilliHz: 100_000, gyro: false, keep: 3)
+        var t: Int64 = 0
+        func run(seconds: Int64, z: Int32) {
+            for _ in 0..<(seconds * 100) {
+                e.add(Sample(t: t, accel: Vec3(0, 0, z)))
+                t += 10_000
+            }
+        }
+        var paths: [String] = []
+        // Four captures whose triggers fall in the same wall-clock second, then one in the next;
+        // with keep 3, the oldest two go.
+        for (i, wall) in [0, 100_000, 200_000, 300_000, 1_000_000].enumerated() {
+            run(seconds: 11, z: 1000 + Int32(i))
+            paths.append(e.triggered(at: t, wallMicros: 1_800_000_000_000_000 + Int64(wall), why: "test \(i)"))
+        }
+        run(seconds: 11, z: 1000)
+        e.close()
+        let names = paths.map { String($0.split(separator: "/").last!) }
+        #expect(names == ["alarm-2027-01-15T08-00-00Z.csv", "alarm-2027-01-15T08-00-00Z_0002.csv", "alarm-2027-01-15T08-00-00Z_0003.csv",
+                          "alarm-2027-01-15T08-00-00Z_0004.csv", "alarm-2027-01-15T08-00-01Z.csv"], "\(names)")
+        #expect(names.sorted() == names, "the names sort in the order of the triggers")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        #expect(kept == Array(names.suffix(3)), "\(kept)")
+        // Each file holds its own capture: the third's readings before its trigger are 1002 mg.
+        let third = try String(contentsOfFile: paths[2], encoding: .utf8)
+        #expect(third.contains("test 2") && third.contains(",1.002"), "\(third.prefix(300))")
+    }
+
     @Test("capped: whole when it fits; else the readings nearest the trigger, about as many after as before, within the size, with a note; nil when not even the header fits")
     func capped() throws {
         let samples = (0..<2000).map { Sample(t: Int64($0) * 10_000, accel: Vec3(Int32($0 % 7), -3, 1000 + Int32($0 % 11)), gyro: Vec3(1, 2, 3)) }
