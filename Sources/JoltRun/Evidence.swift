@@ -82,8 +82,8 @@ package final class EvidenceRecorder {
     }
 
     /// The name's time: the wall clock's second, "2026-12-04T05-35-18Z". A second capture in the
-    /// same second (simulated time, a short `max_sound_ms`, a clock set back) must not overwrite
-    /// the first: it gets "_0002", and so on, which sort after it and before the next second.
+    /// same second as the one before (simulated time, a short `max_sound_ms`) must not overwrite
+    /// it: it gets "_0002", and so on, which sort after it and before the next second.
     func fileStamp(_ wallMicros: Int64) -> String {
         let stamp = WallClock.iso8601(wallMicros).replacingOccurrences(":", "-")
         guard stamp == lastStamp else {
