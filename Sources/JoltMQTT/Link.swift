@@ -278,15 +278,16 @@ public final class MQTTLink: @unchecked Sendable {
 
     /// New events onto the disk (here, not in the caller, so that no caller waits for a disk).
     func takeIncoming() {
-        let batch = lock.with { () -> [Outbox.Entry] in
-            defer { incoming.removeAll() }
-            return incoming
-        }
+        // Copied, not taken: until they are in the outbox they count as pending where they are.
+        let batch = lock.with { incoming }
         guard !batch.isEmpty else { return }
+        // The files first, outside the lock: publishEvent and setRetained never wait for a disk.
+        for e in batch { _ = outbox.write(e) }
         var droppedNow = 0
         lock.with {
+            incoming.removeFirst(batch.count)
             let before = outbox.dropped
-            for e in batch { outbox.append(e) }
+            for e in batch { outbox.add(e) }
             droppedNow = outbox.dropped - before
         }
         if droppedNow > 0 { note(.dropped(droppedNow)) }

@@ -46,10 +46,23 @@ public final class Outbox {
     /// Appends an event; false when it could not be written to disk (it is kept in memory).
     @discardableResult
     public func append(_ e: Entry) -> Bool {
-        if entries.count >= capacity { drop() }
-        entries.append(e)
+        let written = write(e)
+        add(e)
+        return written
+    }
+
+    /// Writes an event's file, durably, and nothing else: it reads only the outbox's folder, so
+    /// that it runs outside the lock that the threads publishing events take (an fsync there
+    /// would hold up the sampling thread). False when it could not be written.
+    public func write(_ e: Entry) -> Bool {
         guard let p = path(e.seq) else { return true }
         return (try? Files.replace(p, with: Array(e.topic.utf8) + [0x0A] + e.payload, mode: 0o640)) != nil
+    }
+
+    /// Adds an event whose file is written (`write`), the oldest dropped when full.
+    public func add(_ e: Entry) {
+        if entries.count >= capacity { drop() }
+        entries.append(e)
     }
 
     /// Moves an event the library refuses to publish (a topic with a wildcard, a payload it
