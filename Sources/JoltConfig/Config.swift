@@ -275,7 +275,8 @@ extension BoardProfile {
 package func readFile(_ path: String, what: String, missingHint: String, limit: Int = 1 << 20) throws(JoltError) -> [UInt8] {
     let fd: Int32
     do {
-        fd = try Sys.open(path, O_RDONLY)
+        // Not blocking: a named pipe in a profile's place must not hold up a start or a reload.
+        fd = try Sys.open(path, O_RDONLY | O_NONBLOCK)
     } catch {
         switch error {
         case .noEntry: throw JoltError(.noInput, "\(path): no such \(what) (\(missingHint))")
@@ -284,6 +285,11 @@ package func readFile(_ path: String, what: String, missingHint: String, limit: 
         }
     }
     defer { Sys.close(fd) }
+    switch Files.kind(fd: fd) {
+    case .directory?: throw JoltError(.noInput, "\(path): is a directory, not a \(what)")
+    case .pipe?: throw JoltError(.noInput, "\(path): a named pipe or a socket, not a file: give the \(what) itself")
+    case .regular?, .other?, nil: break
+    }
     var out: [UInt8] = []
     let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
     defer { chunk.deallocate() }

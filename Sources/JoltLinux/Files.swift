@@ -26,6 +26,21 @@ public enum Files {
                           isSocket: st.st_mode & S_IFMT == S_IFSOCK)
     }
 
+    /// What an open descriptor is: a regular file, a folder, a pipe or a socket (whose reads wait
+    /// for a writer), or something else (a device); nil if it cannot be told.
+    public static func kind(fd: Int32) -> OpenKind? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFIFO, S_IFSOCK: return .pipe
+        default: return .other
+        }
+    }
+
+    public enum OpenKind: Sendable { case regular, directory, pipe, other }
+
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     public static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
     public static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
