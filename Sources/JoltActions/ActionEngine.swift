@@ -197,6 +197,10 @@ package final class ActionWorker: @unchecked Sendable {
     /// Jobs dropped because the queue was full.
     package private(set) var dropped = 0
     package static let maxQueue = 1024
+    /// Under `lock`: the outputs whose lines cannot be driven now (tried again each second).
+    private var failing: Set<String> = []
+    /// The outputs whose lines the action thread cannot drive, as of its last turn.
+    package var failedOutputs: Set<String> { lock.with { failing } }
 
     package init(engine: ActionEngine) throws(JoltError) {
         self.engine = engine
@@ -234,6 +238,8 @@ package final class ActionWorker: @unchecked Sendable {
                 return
             }
             engine.tick(now: Sys.monotonicMicros())
+            let failed = engine.failedLines
+            lock.with { failing = failed }
             let t = Sys.monotonicMicros()
             let timeout = engine.nextDeadline(now: t).map { max($0 - t, 0) }
             var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)] + engine.pollFDs.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }

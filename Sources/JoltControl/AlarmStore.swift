@@ -38,41 +38,31 @@ package struct SavedAlarm: Equatable {
 /// rename, fsync of the folder. An operator resets it with `jolt disarm` (or by removing the
 /// file, which arms the alarm at the next start: fail-secure).
 ///
-/// The alarm first, the disk after: `save` hands the state to a thread of the store's own and
-/// returns at once, so that neither the buzzer nor the next poll of the chip waits for an SD
-/// card's fsync (tens to hundreds of milliseconds). A newer state replaces one not yet written.
-/// Each save has a number; `savedThrough` says up to which one the disk holds, and `written`
-/// becomes readable when it moves, so that an arm or a disarm is acknowledged only once it
-/// would survive a power cut. `stop` writes what is pending before it returns.
+/// The alarm first, the disk after: `save` hands the state to a thread of the store's own
+/// (`SaveQueue`) and returns at once, so that neither the buzzer nor the next poll of the chip
+/// waits for an SD card's fsync (tens to hundreds of milliseconds). A newer state replaces one
+/// not yet written. Each save has a number; `outcome(of:)` says whether the disk holds it, and
+/// `written` becomes readable when that changes, so that an arm or a disarm is acknowledged only
+/// once it would survive a power cut, and refused with the disk's error when it would not. A
+/// failed write is tried again until it succeeds (`trouble` says why meanwhile), and `onDisk` is
+/// what a restart would come back to. `stop` writes what is pending before it returns.
 package final class AlarmStore: @unchecked Sendable {
     package let directory: String
     package var path: String { directory + "/alarm.json" }
-    /// How a state's text reaches the disk (a test gives a slow disk).
-    package typealias Writer = @Sendable (_ path: String, _ text: String) throws(JoltError) -> Void
-    private let writer: Writer
-    /// Readable when `savedThrough` has moved (the run polls it).
-    package let written: WakeChannel
-    private let wake: WakeChannel
+    /// How a state's text reaches the disk (a test gives a slow or a full disk).
+    package typealias Writer = SaveQueue.Writer
+    private let queue: SaveQueue
+    /// Readable when a save is settled, written or failed (the run polls it).
+    package var written: WakeChannel { queue.written }
     private let lock = Lock()
-    /// Under `lock`: the newest state not yet taken by the writer thread, the last save's
-    /// number, the last number the disk holds (written or given up on), whether to stop.
-    private var pending: (number: UInt64, state: SavedAlarm)?
-    private var numbered: UInt64 = 0
-    private var done: UInt64 = 0
-    private var stopping = false
-    private var thread: PThread?
-    /// The writer thread's: a failed write is reported once, until one succeeds again.
-    private var failing = false
+    /// Under `lock`: the states asked for and not yet known to be on disk, by number, and the
+    /// newest the disk is known to hold.
+    private var asked: [(number: UInt64, state: SavedAlarm)] = []
+    private var known: SavedAlarm?
 
     package init(directory: String, writer: @escaping Writer = AlarmStore.durable) throws(JoltError) {
         self.directory = directory
-        self.writer = writer
-        do {
-            written = try WakeChannel()
-            wake = try WakeChannel()
-        } catch {
-            throw JoltError(.software, "cannot create the alarm store's wake-up channels: \(error)")
-        }
+        queue = try SaveQueue(path: directory + "/alarm.json", what: "the alarm state", writer: writer)
     }
 
     /// The folder a board's alarm state lives in: `--state-dir`, else the profile's
@@ -118,7 +108,9 @@ package final class AlarmStore: @unchecked Sendable {
         }
         var mode = ArmMode.away
         if case .string(let m)? = field("mode") { mode = ArmMode.allCases.first { EventRecord.modeName($0) == m } ?? .away }
-        return .success(SavedAlarm(state: state, sinceWallMicros: sinceWall, cause: cause, reference: reference, mode: mode))
+        let saved = SavedAlarm(state: state, sinceWallMicros: sinceWall, cause: cause, reference: reference, mode: mode)
+        lock.with { known = saved }
+        return .success(saved)
     }
 
     package struct LoadError: Error, Equatable {
@@ -135,66 +127,43 @@ package final class AlarmStore: @unchecked Sendable {
         return JSON.members(f).text + "\n"
     }
 
-    /// Queues `s` to be saved, durably, and returns its number at once. A failed write is
-    /// logged (once per spell) and otherwise ignored: the alarm goes on in memory.
+    /// Queues `s` to be saved, durably, and returns its number at once.
     @discardableResult
     package func save(_ s: SavedAlarm) -> UInt64 {
-        let n = lock.with { () -> UInt64 in
-            numbered += 1
-            pending = (numbered, s)
-            return numbered
+        lock.with {
+            let n = queue.save(Self.text(s))
+            asked.append((n, s))
+            return n
         }
-        if thread == nil { thread = PThread { [self] in self.loop() } }
-        wake.signal()
-        return n
     }
 
-    /// The number of the last save the disk holds (or that failed, logged): every save up to it
-    /// is settled.
-    package var savedThrough: UInt64 { lock.with { done } }
+    /// Where save `n` stands: on disk, failed (and being tried again), or under way.
+    package func outcome(of n: UInt64) -> SaveQueue.Outcome { queue.outcome(of: n) }
+
+    /// The number of the last save the disk holds: every save up to it is settled.
+    package var savedThrough: UInt64 { queue.savedThrough }
 
     /// The number of the last save asked for.
-    package var lastSave: UInt64 { lock.with { numbered } }
+    package var lastSave: UInt64 { queue.lastSave }
+
+    /// Why the alarm's newest state is not on disk, while its writes fail.
+    package var trouble: String? { queue.trouble }
+
+    /// What the disk holds as far as this run knows (what a restart would come back to): the
+    /// newest state written, else what `load` read; nil when neither.
+    package var onDisk: SavedAlarm? {
+        let through = queue.savedThrough
+        return lock.with {
+            if let i = asked.lastIndex(where: { $0.number <= through }) {
+                known = asked[i].state
+                asked.removeFirst(i + 1)
+            }
+            return known
+        }
+    }
 
     /// Writes what is pending and stops the writer thread (started by the first save).
-    package func stop() {
-        guard let t = thread else { return }
-        lock.with { stopping = true }
-        wake.signal()
-        t.join()
-        thread = nil
-    }
-
-    /// The writer thread: each newest state in turn, until stopped with nothing pending.
-    private func loop() {
-        while true {
-            let (next, stop) = lock.with { () -> ((number: UInt64, state: SavedAlarm)?, Bool) in
-                defer { pending = nil }
-                return (pending, stopping)
-            }
-            if let next {
-                write(next.state)
-                lock.with { done = next.number }
-                written.signal()
-                continue
-            }
-            if stop { return }
-            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
-            _ = try? Sys.poll(&fds, timeoutMicros: nil)
-            wake.drain()
-        }
-    }
-
-    private func write(_ s: SavedAlarm) {
-        do {
-            try writer(path, Self.text(s))
-            if failing { Log.info("alarm state saved again to \(path)") }
-            failing = false
-        } catch {
-            if !failing { Log.error("cannot save the alarm state: \(error.message) (a restart would fall back to armed)") }
-            failing = true
-        }
-    }
+    package func stop() { queue.stop() }
 
     /// The real disk: the state folder made if missing, the file replaced atomically and durably.
     @Sendable package static func durable(_ path: String, _ text: String) throws(JoltError) {

@@ -239,24 +239,26 @@ package final class ControlServer {
         }
     }
 
-    /// Sends the held replies whose state the disk now holds: every save up to `savedThrough`.
-    package func release(savedThrough: UInt64) {
+    /// Sends the held replies whose saves are settled: `reply` gives, for a save's number and the
+    /// reply held for it, what to send now (that reply once the disk holds the state, a refusal
+    /// that names the disk when it could not be saved), or nil while it is under way.
+    package func release(_ reply: (_ save: UInt64, _ held: String) -> String?) {
         var i = 0
         while i < held.count {
-            guard held[i].save <= savedThrough else {
+            guard let text = reply(held[i].save, held[i].reply) else {
                 i += 1
                 continue
             }
-            _ = UnixSocket.sendNow(held[i].fd, Array((held[i].reply + "\n").utf8))
+            _ = UnixSocket.sendNow(held[i].fd, Array((text + "\n").utf8))
             UnixSocket.close(held[i].fd)
             held.remove(at: i)
         }
     }
 
-    /// Closes every connection and removes the socket; a reply still held is sent first (the
-    /// run has written the alarm's last state by then).
+    /// Closes every connection and removes the socket. The run has settled the alarm's last
+    /// save and sent what it could by then: a reply still held is refused.
     package func close() {
-        release(savedThrough: .max)
+        release { _, _ in ControlReply.refusal("jolt stopped before the alarm's state was on disk: ask again once it runs") }
         for c in clients { UnixSocket.close(c.fd) }
         clients.removeAll()
         for s in subscribers { UnixSocket.close(s.fd) }

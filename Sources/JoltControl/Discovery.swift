@@ -17,7 +17,7 @@ extension MQTTBridge {
     /// Every entity Jolt may publish, as (component, object id).
     package static let allEntities: [(String, String)] = [
         ("alarm_control_panel", "alarm"), ("sensor", "last_command")] + EventKinds.all.filter { $0.entity != nil }.map { ("event", $0.name) } + [
-        ("siren", "buzzer"), ("button", "test_buzzer"), ("binary_sensor", "tamper"), ("binary_sensor", "problem"),
+        ("siren", "buzzer"), ("button", "test_buzzer"), ("binary_sensor", "tamper"), ("binary_sensor", "problem"), ("binary_sensor", "trouble"),
         ("binary_sensor", "shake"), ("binary_sensor", "face_down"), ("sensor", "last_event"), ("sensor", "tilt"), ("sensor", "speed"),
     ]
 
@@ -72,6 +72,7 @@ extension MQTTBridge {
         }
         if hasAlarm {
             add("binary_sensor", "tamper", "Tamper", [("state_topic", .string(tamperTopic)), ("payload_on", "ON"), ("payload_off", "OFF"), ("device_class", "tamper")])
+            add("binary_sensor", "trouble", "Alarm trouble", troubleSensor())
         }
         add("binary_sensor", "problem", "Sensor problem", [("state_topic", .string(problemTopic)), ("payload_on", "ON"), ("payload_off", "OFF"),
                                                             ("device_class", "problem"), ("entity_category", "diagnostic")])
@@ -85,6 +86,14 @@ extension MQTTBridge {
         }
         add("binary_sensor", "face_down", "Face down", [("state_topic", .string(faceDownTopic)), ("payload_on", "ON"), ("payload_off", "OFF"), ("icon", "mdi:flip-vertical")])
         return out
+    }
+
+    /// On while the alarm cannot keep its word (its state not saved, an output or the sensor
+    /// out), with what is wrong as its `problems` attribute.
+    package func troubleSensor() -> [(String, JSON)] {
+        [("state_topic", .string(troubleTopic)), ("value_template", "{{ value_json.state }}"), ("payload_on", "ON"), ("payload_off", "OFF"),
+         ("device_class", "problem"), ("entity_category", "diagnostic"), ("json_attributes_topic", .string(troubleTopic)),
+         ("json_attributes_template", "{{ {'problems': value_json.problems} | tojson }}")]
     }
 
     /// The alarm panel: its state from the state topic, commands with the code as JSON.

@@ -48,6 +48,8 @@ package final class MQTTBridge: @unchecked Sendable {
     package let armModes: [ArmMode]
     /// The output Home Assistant's siren and test button sound: the alarm's, else the board's first.
     package let buzzer: String?
+    /// Whether "online" has been published: at start without an alarm, else with its first state.
+    private var available = false
 
     package var base: String { config.topicPrefix + "/" + config.device }
     package var eventTopic: String { base + "/event" }
@@ -61,6 +63,8 @@ package final class MQTTBridge: @unchecked Sendable {
     /// Each alarm's evidence trace, when `mqtt.evidence_max_kib` asks for it.
     package var evidenceTopic: String { base + "/evidence" }
     package var problemTopic: String { base + "/problem" }
+    /// The alarm's trouble: `{"state":"ON","problems":["…"]}` while it cannot keep its word.
+    package var troubleTopic: String { base + "/trouble" }
     package var measuresTopic: String { base + "/measures" }
 
     package init(config: MQTTConfig, board: BoardProfile, stateDirectory: String? = nil) throws(JoltError) {
@@ -131,19 +135,25 @@ package final class MQTTBridge: @unchecked Sendable {
         }
     }
 
-    package func start(board: BoardProfile, sensor: String, alarm: Alarm?) {
-        link.setRetained(topic: availabilityTopic, payload: "online")
-        if let a = alarm { self.alarm(a.state, since: a.since, walkTest: board.alarm?.walkTest ?? false) }
+    /// Connects, with discovery and the retained states of the moment. A board with an alarm
+    /// says nothing of it, and stays unavailable (its will, "offline", from the last run), until
+    /// the alarm's state is known — restored from disk after the chip's check — and the first
+    /// `alarm(…)` publishes it: a panel never shows a disarm that nobody made.
+    package func start(board: BoardProfile, sensor: String) {
+        if !hasAlarm { link.setRetained(topic: availabilityTopic, payload: "online") }
         link.setRetained(topic: shakeTopic, payload: "OFF")
         link.setRetained(topic: faceDownTopic, payload: "OFF")
         link.setRetained(topic: problemTopic, payload: "OFF")
-        if alarm?.state != .triggered { link.setRetained(topic: tamperTopic, payload: "OFF") }
+        if hasAlarm { trouble([]) }
         // Every entity Jolt may publish: its configuration, or an empty one that removes it.
         for (topic, payload) in discovery(board: board, sensor: sensor) { link.setRetained(topic: topic, payload: payload) }
         link.start()
     }
 
-    package func stop() { link.stop() }
+    package func stop() {
+        link.stop()
+        remote.stop()
+    }
 
     /// Sends an alarm's evidence trace (already within `evidence_max_kib`): once, not retained,
     /// and not through the outbox (a trace is too large to keep waiting on disk).
@@ -178,6 +188,16 @@ package final class MQTTBridge: @unchecked Sendable {
         link.setRetained(topic: stateTopic, payload: JSON.members(f).text)
         // The tamper sensor is on from a tamper until the alarm stops sounding.
         if state != .triggered { link.setRetained(topic: tamperTopic, payload: "OFF") }
+        if !available {
+            available = true
+            link.setRetained(topic: availabilityTopic, payload: "online")
+        }
+    }
+
+    /// What keeps the alarm from keeping its word (none: OFF), retained.
+    package func trouble(_ problems: [String]) {
+        let payload: JSON = ["state": .string(problems.isEmpty ? "OFF" : "ON"), "problems": .list(problems.map { .string($0) })]
+        link.setRetained(topic: troubleTopic, payload: payload.text)
     }
 
     /// The kiosk's tilt from level and its movement speed (absent while the alarm does not
@@ -203,7 +223,7 @@ package final class MQTTBridge: @unchecked Sendable {
     /// `arm` / `disarm`; `trigger` (with the code), `{"command": "siren", "state": "on", "duration": 5}`
     /// and `test_buzzer` from Home Assistant's siren and button. Every command needs an
     /// authenticated connection and none passes a lockout; those of the alarm need the code.
-    package func judge(_ given: [UInt8]?, now: Int64 = WallClock.nowMicros()) -> CommandVerdict {
+    package func judge(_ given: [UInt8]?, now: Int64 = Sys.monotonicMicros()) -> CommandVerdict {
         guard let payload = given else { return CommandVerdict("?", "a command larger than \(MQTTLink.maxPayload) bytes: ignored") }
         var command = String(decoding: payload.filter { $0 != 0x0A }, as: UTF8.self).trimmingSpaces
         var code: String?
@@ -253,7 +273,7 @@ package final class MQTTBridge: @unchecked Sendable {
                 // Answered, not logged one by one: the lockout is what gets logged.
                 return CommandVerdict(command, code == nil || code == "" ? "a code is required" : "wrong code", logged: false)
             }
-            remote.succeeded()
+            remote.succeeded(now: now)
         }
         return verdict
     }

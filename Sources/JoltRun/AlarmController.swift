@@ -88,6 +88,8 @@ package final class AlarmController {
     /// In the entry delay: why it tripped (the reason it sounds for when the delay is over).
     private var pendingReason: TriggerReason?
     private var begun = false
+    /// Whether the state has been published (MQTT says nothing of the alarm before `begin`).
+    private var published = false
 
     package init(config: AlarmConfig, detection: DetectionSettings, store: AlarmStore?, effects: AlarmEffects) {
         alarm = Alarm(settings: config.settings)
@@ -112,10 +114,18 @@ package final class AlarmController {
 
     /// The alarm at start, once per run: as saved (sounding again, or armed against the saved
     /// orientation, which fresh detectors then take at their first sample), armed when the saved
-    /// state cannot be read (fail-secure), or as the profile says when no state is kept.
+    /// state cannot be read (fail-secure), or as the profile says when no state is kept. It is
+    /// published then, and not before: the state is first known here.
     package func begin(at t: Int64, gravity: Vec3) -> DetectorChange? {
         guard !begun else { return nil }
         begun = true
+        let change = starting(at: t, gravity: gravity)
+        // A start that changed nothing (disarmed as saved, or as the profile has it) says so too.
+        if !published { publish() }
+        return change
+    }
+
+    private func starting(at t: Int64, gravity: Vec3) -> DetectorChange? {
         func arm(_ why: String?) -> DetectorChange? {
             if let why { Log.warning(why) }
             return command(.armCommand, at: t, gravity: gravity, starting: true)
@@ -155,7 +165,25 @@ package final class AlarmController {
             effects.sound(true)
         }
         effects.announce(EventRecord(t: t, kind: .alarm(AlarmTransition(from: .disarmed, to: s.state, cause: .restored))))
-        effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger, walkTest)
+        publish()
+    }
+
+    /// A disarm that the disk could not keep (its save failed, and the disk still says the alarm
+    /// watches): the alarm follows the safer of the two states and watches again, silent, against
+    /// the saved orientation, until a disarm is saved. Returns what the detectors must do.
+    package func unsavedDisarm(at t: Int64, gravity: Vec3) -> DetectorChange? {
+        guard alarm.state == .disarmed, let store, let why = store.trouble, let disk = store.onDisk, disk.state != .disarmed else { return nil }
+        Log.error("alarm: the disarm could not be saved (\(why)): watching again, as the disk says; free the disk, then disarm")
+        guard disk.state != .arming, let reference = disk.reference else {
+            return command(.armCommand, at: t, gravity: gravity, starting: true, mode: disk.mode)
+        }
+        alarm.restore(state: .armed, since: t, mode: disk.mode)
+        tamperReference = reference
+        sinceWall = WallClock.nowMicros()
+        effects.announce(EventRecord(t: t, kind: .alarm(AlarmTransition(from: .disarmed, to: .armed, cause: .restored))))
+        publish()
+        store.save(SavedAlarm(state: .armed, sinceWallMicros: sinceWall, cause: EventRecord.causeName(.restored), reference: reference, mode: disk.mode))
+        return .armTamper(reference: reference)
     }
 
     /// What fresh detectors (at start, after a reload or a fault) take at their first sample
@@ -287,7 +315,7 @@ package final class AlarmController {
             Log.warning("alarm: triggered (\(last.text))")
         }
         effects.announce(record)
-        effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger, walkTest)
+        publish()
         store?.save(SavedAlarm(state: tr.to, sinceWallMicros: sinceWall, cause: EventRecord.causeName(tr.cause), reference: tamperReference, mode: alarm.mode))
         return change
     }
@@ -317,8 +345,14 @@ package final class AlarmController {
             walkTest = c.walkTest
             walkTestCount = 0
             Log.warning(walkTest ? "alarm: walk test (alarm.mode \"test\"): what would trigger it is announced, and it never sounds" : "alarm: the walk test is over: a trigger sounds the alarm")
-            effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger, walkTest)
+            publish()
         }
+    }
+
+    /// The state to systemd and MQTT.
+    private func publish() {
+        published = true
+        effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger, walkTest)
     }
 
     /// The alarm's part of a control reply: its state and since when.

@@ -46,6 +46,11 @@ package final class EvidenceRecorder {
         self.gyro = gyro
         periodMicros = Units.periodMicros(rateMilliHz: rateMilliHz)
         ring = Array(repeating: Sample(t: 0, accel: .zero), count: Int(Self.windowMicros / periodMicros) + 1)
+        // A trace whose write a kill or a power cut interrupted before its rename: never evidence.
+        for name in (try? Files.list(directory)) ?? [] where name.contains(".tmp-") {
+            Files.remove(directory + "/" + name)
+            Log.info("removed \(directory)/\(name), a trace whose writing was cut short")
+        }
     }
 
     /// Each sample, on the sampling thread.

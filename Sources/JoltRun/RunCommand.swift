@@ -166,7 +166,7 @@ package final class RunCommand {
         try openLines()
         if let m = board.mqtt {
             let b = try MQTTBridge(config: m, board: board, stateDirectory: store?.directory)
-            b.start(board: board, sensor: sensor.identity, alarm: board.alarm.map { Alarm(settings: $0.settings) })
+            b.start(board: board, sensor: sensor.identity)
             bridge = b
         }
         assemble(sensor: sensor)
@@ -257,6 +257,7 @@ package final class RunCommand {
                  "gyro_range_dps": .int(gyroRange), "has_gyro": .bool(sensor.hasGyro), "version": .string(BuildInfo.description)]
             })
         if let name = board.alarm?.keySwitch, let line = inputs[name] { r.keySwitch = (name, line) }
+        r.sensorFault = { engine.supervisor.phase != .running }
         requests = r
     }
 
@@ -288,7 +289,7 @@ package final class RunCommand {
         if let bridge { w.append(Wakeup(fds: { [bridge.commandFD] }, handle: { _, turn in requests.mqttCommands(&turn) })) }
         w.append(Wakeup(fds: { store.map { [$0.written.fd] } ?? [] }, handle: { ready, turn in
             if ready { store?.written.drain() }
-            requests.releaseSaved()
+            requests.keepWord(&turn)
             notifier.watchdog(now: Sys.monotonicMicros())
             requests.readKeySwitch(&turn)
         }))

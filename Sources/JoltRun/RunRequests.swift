@@ -33,7 +33,12 @@ package final class RunRequests {
     package var keySwitch: (name: String, line: InputLine)?
     private var keySwitchLast: Bool?
     /// MQTT acknowledgements waiting for the state they report to be on disk (`whenSaved`).
-    private var held: [(save: UInt64, send: () -> Void)] = []
+    private var held: [(save: UInt64, send: (String?) -> Void)] = []
+    /// Whether the chip is in a fault now (set by the run, which owns the engine).
+    package var sensorFault: () -> Bool = { false }
+    /// What keeps the alarm from keeping its word now (`checkTrouble`), as said in `status`, the
+    /// journal and MQTT's trouble topic.
+    package private(set) var trouble: [String] = []
 
     package init(alarm: AlarmController?, worker: ActionWorker?, outputs: [String], alarmOutput: String?, bridge: MQTTBridge?, control: ControlServer?,
          streamNow: @escaping () -> Int64, status: @escaping () -> [(String, JSON)], streamHeader: @escaping () -> JSON) {
@@ -71,7 +76,7 @@ package final class RunRequests {
             guard let s = alarm?.store, s.lastSave > s.savedThrough else { return .now(reply) }
             return .whenSaved(reply, s.lastSave)
         case "status":
-            return .now(JSON.members([("ok", true)] + alarmFields + status()).text)
+            return .now(JSON.members([("ok", true)] + alarmFields + status() + [("trouble", .list(trouble.map { .string($0) }))]).text)
         case "stream":
             return .now(streamHeader().text)
         case _ where line.hasPrefix("output "):
@@ -132,8 +137,7 @@ package final class RunRequests {
                 continue
             }
             Log.info("mqtt: \(command)\(command == "siren" ? (verdict.sirenOn ? " on" : " off") : "")")
-            let state = alarm?.alarm.state
-            whenSaved { b.answer(command, ok: true, state: state) }
+            whenSaved { [alarm] error in b.answer(command, ok: error == nil, error: error, state: alarm?.alarm.state) }
         }
     }
 
@@ -162,22 +166,65 @@ package final class RunRequests {
     // MARK: the disk
 
     /// Runs `acknowledge` once the alarm's state as it is now is on disk (at once when nothing is
-    /// kept or nothing is pending): an arm or a disarm is acknowledged only when it would
-    /// survive a power cut.
-    package func whenSaved(_ acknowledge: @escaping () -> Void) {
-        guard let s = alarm?.store, s.lastSave > s.savedThrough else { return acknowledge() }
+    /// kept or nothing is pending), with nil; or with why not, once saving it has failed: an arm
+    /// or a disarm is acknowledged only when it would survive a power cut.
+    package func whenSaved(_ acknowledge: @escaping (String?) -> Void) {
+        guard let s = alarm?.store, s.lastSave > s.savedThrough else { return acknowledge(nil) }
         held.append((s.lastSave, acknowledge))
     }
 
-    /// The acknowledgements held for saves the disk now holds, sent (the control socket's and
-    /// MQTT's).
+    /// The acknowledgements held for saves now settled, sent (the control socket's and MQTT's):
+    /// those on disk as held, those that failed as refusals that name the disk.
     package func releaseSaved() {
         guard let s = alarm?.store, !held.isEmpty || control?.held.isEmpty == false else { return }
-        let through = s.savedThrough
-        control?.release(savedThrough: through)
-        let due = held.filter { $0.save <= through }
-        held.removeAll { $0.save <= through }
-        for h in due { h.send() }
+        control?.release { n, reply in
+            switch s.outcome(of: n) {
+            case .pending: return nil
+            case .saved: return reply
+            case .failed(let why): return JSON.members([("ok", false), ("error", .string(notSaved(why))), ("saved", false)] + alarmFields).text
+            }
+        }
+        var i = 0
+        while i < held.count {
+            switch s.outcome(of: held[i].save) {
+            case .pending:
+                i += 1
+                continue
+            case .saved: held[i].send(nil)
+            case .failed(let why): held[i].send(notSaved(why))
+            }
+            held.remove(at: i)
+        }
+    }
+
+    /// A refusal for a state the disk could not keep: what the alarm does now, and what a restart
+    /// would come back to.
+    package func notSaved(_ why: String) -> String {
+        let now = alarm.map { EventRecord.alarmName($0.state) } ?? "off"
+        let disk = alarm?.store?.onDisk.map { EventRecord.alarmName($0.state) } ?? "armed (no state on disk: fail-secure)"
+        return "not saved to disk (\(why)): the alarm is \(now) now, and a restart would come back \(disk); it is saved as soon as the disk allows"
+    }
+
+    /// Each turn: a disarm the disk could not keep leaves the alarm armed (the safer state), and
+    /// what keeps the alarm from keeping its word is said when it changes.
+    package func keepWord(_ turn: inout Turn) {
+        if let c = alarm?.unsavedDisarm(at: streamNow(), gravity: turn.gravity) { turn.changes.append(c) }
+        releaseSaved()
+        checkTrouble()
+    }
+
+    /// The trouble of a board with an alarm now: its state not on disk, an output that cannot be
+    /// driven, the chip in a fault. Said in the journal and on MQTT when it changes.
+    package func checkTrouble() {
+        guard alarm != nil else { return }
+        var now: [String] = []
+        if let why = alarm?.store?.trouble { now.append("the alarm's state is not saved: \(why)") }
+        if let w = worker { now += w.failedOutputs.sorted().map { "output \($0) cannot be driven" } }
+        if sensorFault() { now.append("the sensor is in a fault") }
+        guard now != trouble else { return }
+        if now.isEmpty { Log.info("trouble over: the alarm keeps its word again") } else { Log.warning("trouble: " + now.joined(separator: "; ")) }
+        trouble = now
+        bridge?.trouble(now)
     }
 
     // MARK: the key switch

@@ -148,6 +148,7 @@ EXPECTED = {  # entity id → (device class or None, entity category or None)
     "button.jolt_kiosk_1_test_buzzer": (None, "diagnostic"),
     "binary_sensor.jolt_kiosk_1_tamper": ("tamper", None),
     "binary_sensor.jolt_kiosk_1_problem": ("problem", "diagnostic"),
+    "binary_sensor.jolt_kiosk_1_trouble": ("problem", "diagnostic"),
     "binary_sensor.jolt_kiosk_1_shake": ("vibration", None),
     "binary_sensor.jolt_kiosk_1_face_down": (None, None),
     "sensor.jolt_kiosk_1_tilt": (None, None),

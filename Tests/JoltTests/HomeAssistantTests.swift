@@ -45,7 +45,7 @@ struct HomeAssistantTests {
         let (present, removed) = configs(b, board)
         #expect(present.count + removed.count == MQTTBridge.allEntities.count, "one topic for every entity Jolt ever published")
         #expect(Set(present.keys) == ["alarm_control_panel/alarm", "sensor/last_command", "event/shake", "event/flip", "event/tamper", "event/walk_test", "siren/buzzer",
-                                      "button/test_buzzer", "binary_sensor/tamper", "binary_sensor/problem", "binary_sensor/shake", "binary_sensor/face_down", "sensor/tilt", "sensor/speed"])
+                                      "button/test_buzzer", "binary_sensor/tamper", "binary_sensor/problem", "binary_sensor/trouble", "binary_sensor/shake", "binary_sensor/face_down", "sensor/tilt", "sensor/speed"])
         #expect(removed == ["sensor/last_event"], "the old last-event sensor is removed")
         var ids: Set<String> = []
         for (key, d) in present {
@@ -113,7 +113,7 @@ struct HomeAssistantTests {
         #expect(night["supported_features"] as? [String] == ["arm_away", "arm_night"] && night["payload_arm_night"] as? String == "arm_night")
         let (b2, board2) = try bridge("", alarm: false)
         let c2 = configs(b2, board2)
-        #expect(c2.removed == ["alarm_control_panel/alarm", "event/tamper", "event/walk_test", "binary_sensor/tamper", "sensor/last_event", "sensor/speed"], "\(c2.removed)")
+        #expect(c2.removed == ["alarm_control_panel/alarm", "event/tamper", "event/walk_test", "binary_sensor/tamper", "binary_sensor/trouble", "sensor/last_event", "sensor/speed"], "\(c2.removed)")
         #expect(c2.present["sensor/tilt"] != nil, "the tilt is the chip's, alarm or not")
         #expect(c2.present["siren/buzzer"] != nil, "the buzzer is the board's output")
         let (b3, board3) = try bridge(#", "discovery": false"#)

@@ -224,7 +224,7 @@ struct MQTTTests {
         let discovery = msgs.filter { $0.0.hasPrefix("homeassistant/") && !$0.1.isEmpty && $0.1 != "(null)" }
         #expect(Set(discovery.map(\.0)) == Set(["alarm_control_panel/kiosk-1/alarm", "sensor/kiosk-1/last_command", "event/kiosk-1/shake", "event/kiosk-1/flip",
                                                 "event/kiosk-1/tamper", "event/kiosk-1/walk_test", "siren/kiosk-1/buzzer", "button/kiosk-1/test_buzzer", "binary_sensor/kiosk-1/tamper",
-                                                "binary_sensor/kiosk-1/problem", "binary_sensor/kiosk-1/shake", "binary_sensor/kiosk-1/face_down",
+                                                "binary_sensor/kiosk-1/problem", "binary_sensor/kiosk-1/trouble", "binary_sensor/kiosk-1/shake", "binary_sensor/kiosk-1/face_down",
                                                 "sensor/kiosk-1/tilt", "sensor/kiosk-1/speed"].map { "homeassistant/\($0)/config" }))
         for (topic, payload) in discovery {
             let d = try #require(json(payload), "\(topic): valid JSON")

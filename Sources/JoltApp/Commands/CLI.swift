@@ -184,6 +184,8 @@ public enum JoltCLI {
         let reply = try ControlClient.request(line, socket: a.value("--socket"))
         if a.flag("--json") {
             out.write(reply + "\n")
+            // The reply as it came; a refusal (an arm the disk could not keep, say) still fails.
+            guard ControlReply.isOK(reply) else { throw JoltError(.failure, "jolt \(name): refused (the reply says why)") }
             return
         }
         guard let node = try? JSONParser.parse(Array(reply.utf8)), case .object(let o) = node.value else {
@@ -215,6 +217,9 @@ public enum JoltCLI {
             if case .object(let check)? = o.first(where: { $0.key == "sensor_check" })?.value.value,
                case .string(let text)? = check.first(where: { $0.key == "text" })?.value.value {
                 out.write("sensor check at arming: \(text)\n")
+            }
+            if case .array(let items)? = o.first(where: { $0.key == "trouble" })?.value.value {
+                for i in items { if case .string(let t) = i.value { out.write("trouble: \(t)\n") } }
             }
         }
         if let v = field("version") {
