@@ -119,6 +119,9 @@ public struct AlarmConfig: Equatable, Sendable {
     /// a failure refuses an arm command ("refuse"), is only warned of ("warn"), or the check is
     /// not made ("off"). Armed at start, a failure is warned of and it arms all the same.
     public var selfTest = "refuse"
+    /// An alarm that only reports (events, MQTT) and sounds nothing, said on purpose (`silent`):
+    /// without it, an alarm with nothing to sound is refused.
+    public var silent = false
 }
 
 /// The control socket.
@@ -257,6 +260,7 @@ extension BoardProfile {
         if let m = try r.choice("mode", ["alarm", "test"]) { a.walkTest = m == "test" }
         if let v = try r.bool("chirp") { a.chirp = v }
         if let v = try r.choice("self_test", ["refuse", "warn", "off"]) { a.selfTest = v }
+        if let v = try r.bool("silent") { a.silent = v }
         if let v = try r.integer("arming_ms", 0...3_600_000, "ms") { a.settings.armingMillis = v }
         if let v = try r.integer("max_sound_ms", 0...86_400_000, "ms") { a.settings.maxSoundMillis = v }
         if let v = try r.integer("sensor_lost_ms", 0...600_000, "ms") { a.settings.sensorLostMillis = v }

@@ -181,7 +181,18 @@ extension BoardProfile {
         if let m = try r.object("mqtt") { b.mqtt = try parseMQTT(m) }
         try r.finish()
         try checkRate(b, r)
+        try checkSounds(b, r)
         return b
+    }
+
+    /// An alarm sounds something when it triggers: its output, or an output or a command bound to
+    /// `alarm.triggered`. One that only prints would arm, trigger and say so to nobody in the
+    /// shop: refused unless the profile says `"silent": true`.
+    package static func checkSounds(_ b: BoardProfile, _ r: ObjectReader) throws(JoltError) {
+        guard let a = b.alarm, a.output == nil, !a.silent else { return }
+        let bound = (b.actions ?? []).filter { $0.event == "alarm.triggered" }.flatMap(\.actions)
+        guard !bound.contains(where: { $0 != .stdout }) else { return }
+        throw r.fail("alarm", r.node("alarm"), "nothing sounds when the alarm triggers: set \"output\" to the buzzer's output (declared in \"outputs\"), or bind an output or a command to \"alarm.triggered\" in \"actions\"; for an alarm that only reports, say \"silent\": true")
     }
 
     /// `int`: the line, and the motion threshold. A named chip whose plug-in sets up no INT pin is
