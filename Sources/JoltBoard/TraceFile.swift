@@ -108,7 +108,13 @@ public final class TraceFile {
                     base[end] = 0
                     let line = UnsafeBufferPointer(start: base + start, count: end - start)
                     start = end
-                    return try body(line)
+                    do { return try body(line) } catch {
+                        // A recording stopped mid-write (a kill, a power cut) ends in a row cut
+                        // short: left out, and said. A bad row anywhere else is still refused.
+                        guard parser.sawHeader else { throw error }
+                        Log.warning("\(path):\(lineNumber): the last row is cut short (the recording stopped mid-write): left out")
+                        return nil
+                    }
                 }
             } else if eof {
                 return nil

@@ -2,6 +2,7 @@ import Foundation
 @testable import JoltConfig
 @testable import JoltSupport
 import JoltTestSupport
+import JoltLinux
 import Testing
 
 @Suite("An owner's mistakes are refused, not run")
@@ -36,5 +37,50 @@ struct OwnerMistakeTests {
         text = text.edited("    \"alarm.triggered\": [{ \"stdout\": true }],\n", "")
         let r = joltBinary(["run", "--board", tempFile(text, name: "kiosk-silent.json"), "--fast", "--seconds", "5"])
         #expect(r.code == 78 && r.error.contains("nothing sounds when the alarm triggers"), "\(r)")
+    }
+}
+
+@Suite("Recordings survive a crash", .serialized)
+struct CrashedRecordingTests {
+    /// A real trace of 10 s at rest, as jolt writes one.
+    func trace() -> String { try! String(contentsOfFile: restTrace(seconds: 10), encoding: .utf8) }
+
+    @Test("a last row cut short is left out with a warning by replay; a bad row before the end is still refused with its line")
+    func partialLastRow() throws {
+        let whole = trace()
+        let cut = tempFile(String(whole.dropLast(9)), name: "cut.csv")
+        let r = joltBinary(["replay", cut])
+        #expect(r.code == 0 && r.error.contains("cut.csv:") && r.error.contains("the last row is cut short"), "\(r)")
+        var lines = whole.split(separator: "\n", omittingEmptySubsequences: false)
+        lines[40] = lines[40].prefix(12)
+        let damaged = tempFile(lines.joined(separator: "\n"), name: "damaged.csv")
+        let d = jolt(["replay", damaged])
+        #expect(d.code == .dataError && d.error.contains("damaged.csv:41:"), "\(d)")
+    }
+
+    @Test("jolt record killed after 3.5 s: the file holds the seconds before, not an empty buffer")
+    func recordKilled() throws {
+        let path = NSTemporaryDirectory() + "killed-\(UUID()).csv"
+        let rec = try BackgroundJolt(["record", "--board", packageRoot + "/boards/sim.json", "--seconds", "60", "-o", path])
+        usleep(3_500_000)
+        kill(rec.process.processIdentifier, SIGKILL)
+        rec.process.waitUntilExit()
+        let rows = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.first?.isNumber == true }
+        // Flushed every second of the recording: at least 1.5 s of 100 Hz rows were on disk.
+        #expect(rows.count >= 150, "\(rows.count) rows after 3.5 s")
+        let r = jolt(["replay", path])
+        #expect(r.code == .ok, "\(r)")
+    }
+
+    @Test("tune over a folder with a damaged recording: the damage reported, the other recordings used")
+    func tuneFolder() throws {
+        let dir = NSTemporaryDirectory() + "tune-damaged-\(UUID())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try trace().write(toFile: dir + "/rest.csv", atomically: true, encoding: .utf8)
+        try "# jolt-trace v1\nt,ax,ay,az\n0.00,0,0,1\nnot a row\n0.02,0,0,1\n".write(toFile: dir + "/broken.csv", atomically: true, encoding: .utf8)
+        let r = joltBinary(["tune", "--board", packageRoot + "/boards/kiosk-alarm.json", dir])
+        #expect(r.code == 0 && r.error.contains("broken.csv:4:") && r.error.contains("left out"), "\(r)")
+        let alone = jolt(["tune", "--board", packageRoot + "/boards/kiosk-alarm.json", dir + "/broken.csv"])
+        #expect(alone.code == .dataError, "\(alone)")
     }
 }

@@ -35,6 +35,9 @@ final class RecordCommand: LiveView {
     var last: Int64 = 0
     var count: Int64 = 0
     var writeFailed = false
+    /// When the file was last flushed (stream µs since the first sample): at least every second,
+    /// so that a kill or a power cut loses a second of a long recording, not all of it.
+    var flushedAt: Int64 = 0
     lazy var bar = output == "-" ? nil : ProgressBar(label: "recording", total: seconds * 1_000_000)
 
     init(board: BoardProfile, seconds: Int64, output: String) {
@@ -99,6 +102,10 @@ final class RecordCommand: LiveView {
         last = s.t
         count += 1
         file?.write(TraceWriter.row(r, gyro: info.hasGyro))
+        if r.t - flushedAt >= 1_000_000 {
+            file?.flush()
+            flushedAt = r.t
+        }
         if file?.broken == true { writeFailed = true }
     }
 

@@ -91,11 +91,23 @@ struct TuneCommand {
         out.write(o.json ? report.json(output: o.output) + "\n" : report.text(output: o.output))
     }
 
-    /// Every recording under `paths` (trace files, or folders of them).
+    /// Every recording under `paths` (trace files, or folders of them). A file named on its own
+    /// that cannot be read stops the command; one in a folder is reported and left out, so that
+    /// one damaged recording does not cost the site's others.
     static func read(_ paths: [String], what: String) throws(JoltError) -> [TuneRecording] {
         var out: [TuneRecording] = []
         for p in paths {
-            for f in try EvalCommand.files(p) { out.append(try TuneRecording(path: f)) }
+            let files = try EvalCommand.files(p)
+            let before = out.count
+            for f in files {
+                do { out.append(try TuneRecording(path: f)) } catch {
+                    guard files != [p] else { throw error }
+                    Log.warning("\(error.message): left out; the folder's other recordings are used")
+                }
+            }
+            if out.count == before && files != [p] {
+                throw JoltError(.dataError, "\(p): no recording in the folder could be read (see the lines above)")
+            }
         }
         return out
     }
