@@ -31,6 +31,8 @@ package final class ControlServer {
     /// Replies held until the alarm's state they report is on disk: the client, the reply, the
     /// number of the store's save (`AlarmStore.save`).
     package var held: [(fd: Int32, reply: String, save: UInt64)] = []
+    /// Clients waiting for a reload (`jolt reload`) to be done.
+    package var reloading: [Int32] = []
     package static let maxPending = 256 << 10
 
     /// An environment variable's first path ("a:b" → "a"), nil when unset or empty.
@@ -170,6 +172,11 @@ package final class ControlServer {
                     clients.remove(at: i)
                     continue
                 }
+                if case .afterReload = answer {
+                    reloading.append(clients[i].fd)
+                    clients.remove(at: i)
+                    continue
+                }
                 var reply = answer.text + "\n"
                 let streaming = line == "stream" && ControlReply.isOK(reply)
                 if streaming && subscribers.count >= Self.maxSubscribers {
@@ -239,6 +246,15 @@ package final class ControlServer {
         }
     }
 
+    /// Answers those who asked for the reload that has just been done (or refused).
+    package func answerReload(_ reply: String) {
+        for fd in reloading {
+            _ = UnixSocket.sendNow(fd, Array((reply + "\n").utf8))
+            UnixSocket.close(fd)
+        }
+        reloading.removeAll()
+    }
+
     /// Sends the held replies whose saves are settled: `reply` gives, for a save's number and the
     /// reply held for it, what to send now (that reply once the disk holds the state, a refusal
     /// that names the disk when it could not be saved), or nil while it is under way.
@@ -259,6 +275,7 @@ package final class ControlServer {
     /// save and sent what it could by then: a reply still held is refused.
     package func close() {
         release { _, _ in ControlReply.refusal("jolt stopped before the alarm's state was on disk: ask again once it runs") }
+        answerReload(ControlReply.refusal("jolt stopped before it reloaded"))
         for c in clients { UnixSocket.close(c.fd) }
         clients.removeAll()
         for s in subscribers { UnixSocket.close(s.fd) }
@@ -363,10 +380,13 @@ package enum ControlClient {
 package enum ControlAnswer {
     case now(String)
     case whenSaved(String, UInt64)
+    /// Answered once the run has reloaded its profile (`answerReload`).
+    case afterReload
 
     package var text: String {
         switch self {
         case .now(let t), .whenSaved(let t, _): return t
+        case .afterReload: return ""
         }
     }
 }

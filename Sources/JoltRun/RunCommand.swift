@@ -184,7 +184,10 @@ package final class RunCommand {
             first = false
             var detectors = DefaultDetectors(settings)
             if try loop.run(&detectors) == .done { break }
-            reload()
+            switch reload() {
+            case .success(let done): control?.answerReload(JSON.members([("ok", true), ("reloaded", .string(done))]).text)
+            case .failure(let refused): control?.answerReload(ControlReply.refusal(refused.message))
+            }
             engine.mount = board.mount
         }
         wallMicros = Sys.monotonicMicros() - wallStart

@@ -12,13 +12,15 @@ import JoltEngine
 import JoltSupport
 
 extension RunCommand {
-    /// SIGHUP: read the board profile again. A bad one is refused and the running one kept;
-    /// hardware changes need a restart; detection, actions and alarm settings apply now, and the
-    /// alarm keeps its state.
-    package func reload() {
+    /// SIGHUP or `jolt reload`: read the board profile again. A bad one is refused and the
+    /// running one kept; hardware changes need a restart; detection, actions and alarm settings
+    /// apply now, and the alarm keeps its state. Returns what changed, or why it was refused (as
+    /// logged).
+    @discardableResult
+    package func reload() -> Result<String, Refused> {
         guard board.hasFile else {
-            Log.warning("SIGHUP: nothing to reload (no board file)")
-            return
+            Log.warning("reload: nothing to reload (no board file)")
+            return .failure(Refused(message: "nothing to reload: this jolt runs a board without a file"))
         }
         notifier.send("RELOADING=1")
         defer { notifier.send("READY=1") }
@@ -28,19 +30,16 @@ extension RunCommand {
             bytes = try readFile(board.file, what: "board profile", missingHint: "see boards/ for examples")
             new = try BoardProfile.parse(bytes, file: board.file)
         } catch {
-            Log.error("reload refused, keeping the running configuration: \(error.message)")
-            return
+            return refuse(error.message)
         }
         // What cannot change under a running alarm: the whole reload is refused, nothing applied
         // in part.
         do { try Self.refuseComparisonAlgorithms(new.detection, file: board.file) } catch {
-            Log.error("reload refused, keeping the running configuration: \(error.message)")
-            return
+            return refuse(error.message)
         }
         let fixed = board.onlyRestartChanges(to: new)
         guard fixed.isEmpty else {
-            Log.error("reload refused, keeping the running configuration: \(fixed.joined(separator: ", ")) changed in \(board.file), which only a restart applies (systemctl restart jolt)")
-            return
+            return refuse("\(fixed.joined(separator: ", ")) changed in \(board.file), which only a restart applies (systemctl restart jolt)")
         }
         var applied = board
         applied.detection = new.detection
@@ -65,7 +64,19 @@ extension RunCommand {
             if !c.isEmpty { changed = c.count <= 8 ? c : Array(c.prefix(8)) + ["and \(c.count - 8) more"] }
         }
         profileTree = tree
-        Log.info("reloaded \(board.file): \(changed.joined(separator: ", "))")
+        let done = "reloaded \(board.file): \(changed.joined(separator: ", "))"
+        Log.info(done)
+        return .success(done)
+    }
+
+    private func refuse(_ why: String) -> Result<String, Refused> {
+        Log.error("reload refused, keeping the running configuration: \(why)")
+        return .failure(Refused(message: "reload refused, keeping the running configuration: \(why)"))
+    }
+
+    /// Why a reload was refused.
+    package struct Refused: Error {
+        package let message: String
     }
 }
 

@@ -79,10 +79,14 @@ package final class RunRequests {
             return .now(JSON.members([("ok", true)] + alarmFields + status() + [("trouble", .list(trouble.map { .string($0) }))]).text)
         case "stream":
             return .now(streamHeader().text)
+        case "reload":
+            Log.info("control: reload")
+            turn.outcome = turn.outcome == .done ? .done : .reload
+            return .afterReload
         case _ where line.hasPrefix("output "):
             return .now(manualOutput(line))
         default:
-            return .now(ControlReply.refusal("unknown command '\(line.prefix(40))' (arm, disarm, status, output)"))
+            return .now(ControlReply.refusal("unknown command '\(line.prefix(40))' (arm, disarm, status, reload, output)"))
         }
     }
 

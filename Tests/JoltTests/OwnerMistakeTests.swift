@@ -84,3 +84,25 @@ struct CrashedRecordingTests {
         #expect(alone.code == .dataError, "\(alone)")
     }
 }
+
+@Suite("jolt reload", .serialized)
+struct ReloadCommandTests {
+    @Test("jolt reload: what changed, or why it was refused and the running profile kept")
+    func reload() throws {
+        let sock = socketPath()
+        let text = try String(contentsOfFile: try kioskBoard(socket: sock), encoding: .utf8).edited("\"motion\": \"lift\"", "\"motion\": \"rest\"")
+        let path = tempFile(text, name: "kiosk-reload.json")
+        let run = try BackgroundJolt(["run", "--board", path, "--seconds", "30"])
+        defer { _ = run.stop() }
+        #expect(waitForAlarm(sock, "armed"), "\(run.stderr)")
+        let same = joltBinary(["reload", "--socket", sock])
+        #expect(same.code == 0 && same.out.contains("reloaded \(path): nothing changed"), "\(same)")
+        try text.edited("\"sensitivity\": \"medium\"", "\"sensitivity\": \"high\"").write(toFile: path, atomically: true, encoding: .utf8)
+        let changed = joltBinary(["reload", "--socket", sock])
+        #expect(changed.code == 0 && changed.out.contains("detection.sensitivity"), "\(changed)")
+        try text.edited("\"rate_hz\": 100", "\"rate_hz\": 200").write(toFile: path, atomically: true, encoding: .utf8)
+        let refused = joltBinary(["reload", "--socket", sock])
+        #expect(refused.code != 0 && refused.error.contains("rate_hz changed") && refused.error.contains("only a restart applies"), "\(refused)")
+        #expect(alarmState(sock) == "armed", "the alarm kept its state through the reloads")
+    }
+}

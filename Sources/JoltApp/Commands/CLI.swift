@@ -84,7 +84,7 @@ public enum JoltCLI {
         case "run": try run(rest, out: out)
         case "probe": try probe(rest, out: out)
         case "record": try record(rest, out: out)
-        case "arm", "disarm", "status": try controlRequest(name, rest, out: out)
+        case "arm", "disarm", "status", "reload": try controlRequest(name, rest, out: out)
         case "safe": try safe(rest, out: out)
         case "eval": try eval(rest, out: out)
         case "soak": try soak(rest, out: out)
@@ -201,6 +201,10 @@ public enum JoltCLI {
         }
         guard field("ok") == "true" else {
             throw JoltError(.failure, "jolt \(name): \(field("error") ?? reply)")
+        }
+        if let done = field("reloaded") {
+            out.write(done + "\n")
+            return
         }
         if field("alarm") == "false" {
             out.write("this board has no alarm\n")

@@ -126,6 +126,16 @@ extension JoltCLI {
             details: "Prints the alarm's state (disarmed, arming, armed, triggered) and since when.",
             options: [("--socket PATH", "the control socket"), ("--json", "print the answer as JSON")], examples: ["jolt status", "jolt status --json"]),
         CommandHelp(
+            name: "reload", summary: "make a running jolt read its board profile again",
+            usage: "jolt reload [--socket PATH] [--json]",
+            details: """
+                Asks the running 'jolt run' to read its board profile again, as 'systemctl reload jolt'
+                (SIGHUP) does, and prints what changed, or why the new profile was refused (the running
+                one is then kept). Detection, actions and the alarm's settings apply at once and the
+                alarm keeps its state; the hardware, the lines and MQTT need a restart.
+                """,
+            options: [("--socket PATH", "the control socket"), ("--json", "print the answer as JSON")], examples: ["jolt reload"]),
+        CommandHelp(
             name: "safe", summary: "set every output of a board inactive (after a crash, or from systemd)",
             usage: "jolt safe [--board FILE]",
             details: """
