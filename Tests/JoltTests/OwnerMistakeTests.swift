@@ -106,3 +106,32 @@ struct ReloadCommandTests {
         #expect(alarmState(sock) == "armed", "the alarm kept its state through the reloads")
     }
 }
+
+@Suite("One way to name the profile")
+struct ProfileNamingTests {
+    @Test("every command that reads a profile takes --board FILE and says so in its help; replay and plot keep --config as its other name")
+    func helps() {
+        for command in ["run", "watch", "record", "calibrate", "output", "safe", "tune", "replay", "plot"] {
+            let h = joltBinary([command, "--help"])
+            #expect(h.code == 0 && h.out.contains("--board FILE"), "jolt \(command) --help: \(h)")
+        }
+        for command in ["replay", "plot", "tune"] {
+            let both = joltBinary([command, "--board", "a.json", "--config", "b.json", "-o", "x.svg", "x.csv"].filter { command == "plot" || ($0 != "-o" && $0 != "x.svg") })
+            #expect(both.code == 64 && both.error.contains("--config is --board by another name"), "jolt \(command): \(both)")
+        }
+    }
+
+    @Test("replay reads $JOLT_BOARD when no profile is named, and --board or --config when one is")
+    func replayReadsTheBoard() throws {
+        let trace = restTrace(seconds: 2)
+        let missing = joltBinary(["replay", trace], environment: ["JOLT_BOARD": "/nonexistent/kiosk.json"])
+        #expect(missing.code == 66 && missing.error.contains("/nonexistent/kiosk.json"), "\(missing)")
+        let kiosk = packageRoot + "/boards/kiosk-alarm.json"
+        for option in ["--board", "--config"] {
+            let r = joltBinary(["replay", option, kiosk, "--arm", trace])
+            #expect(r.code == 0, "\(option): \(r)")
+        }
+        let tune = joltBinary(["tune", "--config", kiosk, trace])
+        #expect(tune.code == 0 && tune.out.contains("now (medium)"), "\(tune)")
+    }
+}

@@ -102,7 +102,7 @@ public enum JoltCLI {
         Arguments.nearest(word, among: names).map { " (did you mean \($0)?)" } ?? ""
     }
 
-    static let detectionValued: Set<String> = ["--config", "--algorithm", "--flip-algorithm", "--sensitivity"]
+    static let detectionValued: Set<String> = ["--board", "--config", "--algorithm", "--flip-algorithm", "--sensitivity"]
 
     static func replay(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "replay", args, valued: detectionValued, flags: ["--json", "--arm", "--samples"])
@@ -302,7 +302,7 @@ public enum JoltCLI {
     static func calibrate(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "calibrate", args, valued: ["--board", "-o", "--output", "--seconds", "--trace"], flags: ["--json", "--fast"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt calibrate: unexpected argument '\(a.positional[0])' (see jolt calibrate --help)") }
-        guard let board = boardPath(a) else {
+        guard let board = try boardPath(a) else {
             throw JoltError(.usage, "calibrate: no board profile: give --board FILE, set JOLT_BOARD, or install one as \(systemBoard)")
         }
         guard let output = a.value("-o", "--output") else { throw JoltError(.usage, "jolt calibrate: -o FILE is required: the board file to write (it may be \(board) itself)") }

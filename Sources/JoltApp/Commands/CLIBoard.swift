@@ -24,7 +24,8 @@ import JoltTrace
 extension JoltCLI {
     /// The options of the commands that take detection settings (replay, plot).
     static let detectionOptions: [(String, String)] = [
-        ("--config FILE", "read detection settings from a board profile (its \"detection\" section)"),
+        ("--board FILE", "the board profile whose detection settings to use (default: $JOLT_BOARD, then /etc/jolt/jolt.json, else Jolt's defaults)"),
+        ("--config FILE", "the same as --board"),
         ("--algorithm NAME", "shake algorithm: jolt (default), threshold, lowpass, planar, window"),
         ("--flip-algorithm NAME", "flip algorithm: jolt (default), phone, android"),
         ("--sensitivity LEVEL", "preset: low, medium (default), high"),
@@ -40,7 +41,7 @@ extension JoltCLI {
             sensitivity = v
         }
         var board = BoardProfile()
-        if let path = a.value("--config") {
+        if let path = try boardPath(a) {
             board = try BoardProfile.load(path: path, sensitivity: sensitivity)
         } else if let sensitivity {
             board.detection = DetectionSettings(sensitivity: sensitivity, rateMilliHz: board.rateMilliHz, gyro: true)
@@ -66,8 +67,12 @@ extension JoltCLI {
     /// Where a command's board profile comes from, first found wins: `--board FILE`, then
     /// `$JOLT_BOARD`, then /etc/jolt/jolt.json. Nil when none is there; what was taken is logged
     /// when it was not named on the command line.
-    static func boardPath(_ a: Arguments) -> String? {
-        if let path = a.value("--board") { return path }
+    /// `--config FILE`, where a command takes it, is `--board FILE` by its older name.
+    static func boardPath(_ a: Arguments) throws(JoltError) -> String? {
+        if a.value("--board") != nil && a.value("--config") != nil {
+            throw JoltError(.usage, "jolt \(a.command): --config is --board by another name: give one of them")
+        }
+        if let path = a.value("--board", "--config") { return path }
         if let env = Environment.value("JOLT_BOARD"), !env.isEmpty {
             Log.info("board profile from $JOLT_BOARD: \(env)")
             return env
@@ -102,7 +107,7 @@ extension JoltCLI {
 
     /// The board of a command that needs a real profile (calibrate, safe, output).
     static func requiredBoard(_ a: Arguments) throws(JoltError) -> BoardProfile {
-        guard let path = boardPath(a) else {
+        guard let path = try boardPath(a) else {
             throw JoltError(.usage, "\(a.command): no board profile: give --board FILE, set JOLT_BOARD, or install one as \(systemBoard)")
         }
         return try BoardProfile.load(path: path)
@@ -111,7 +116,7 @@ extension JoltCLI {
     /// The board of run, watch and record: `boardPath`, or else a chip on /dev/i2c-1 if one
     /// answers, otherwise the simulated board.
     static func board(_ a: Arguments, sensitivity: Sensitivity?) throws(JoltError) -> BoardProfile {
-        if let path = boardPath(a) { return try BoardProfile.load(path: path, sensitivity: sensitivity) }
+        if let path = try boardPath(a) { return try BoardProfile.load(path: path, sensitivity: sensitivity) }
         var b = BoardProfile.builtInSim
         if Files.exists("/dev/i2c-1"), let bus = try? LinuxBoard.openLinuxBus("/dev/i2c-1"),
            let (chip, address) = try? LinuxBoard.locate(BoardProfile(), bus: bus) {

@@ -156,14 +156,14 @@ struct TuneCommand {
 
 extension JoltCLI {
     static func tune(_ args: [String], out: TextOutput) throws(JoltError) {
-        let a = try Arguments(command: "tune", args, valued: ["--board", "--moves", "--margin", "-o", "--output"], flags: ["--json"])
+        let a = try Arguments(command: "tune", args, valued: ["--board", "--config", "--moves", "--margin", "-o", "--output"], flags: ["--json"])
         guard !a.positional.isEmpty else {
             throw JoltError(.usage, "jolt tune: give recordings of the site's life (trace files or folders, from jolt record; see jolt tune --help)")
         }
         var o = TuneCommand.Options()
         o.site = a.positional
         o.moves = a.values("--moves")
-        o.board = boardPath(a)
+        o.board = try boardPath(a)
         if let m = try a.fixed("--margin", places: 2, range: 100...1000, unit: "×") { o.marginHundredths = Int(m) }
         o.output = a.value("-o", "--output")
         o.json = a.flag("--json")
