@@ -181,6 +181,7 @@ extension BoardProfile {
         if let m = try r.object("mqtt") { b.mqtt = try parseMQTT(m) }
         try r.finish()
         try checkRate(b, r)
+        try checkWiring(b, r)
         try checkSounds(b, r)
         return b
     }
@@ -217,6 +218,26 @@ extension BoardProfile {
         throw r.fail(given ? "rate_hz" : "chip", r.node(given ? "rate_hz" : "chip"), why + (given ? "" : "; give rate_hz (the default is \(Hz.text(b.rateMilliHz)) Hz)"))
     }
 
+    /// What the Pi would find wrong, found at load, on the bench as on the Pi: a named chip at
+    /// an address it cannot answer at; on the simulated board, a line a Raspberry Pi's header does
+    /// not have (a real board may name the lines of another GPIO chip).
+    package static func checkWiring(_ b: BoardProfile, _ r: ObjectReader) throws(JoltError) {
+        if let a = b.address, let chip = ChipRegistry.named(b.chip ?? (b.isSimulated ? b.sim.chip : "")), !chip.info.addresses.contains(a) {
+            let at = chip.info.addresses.map { "0x" + String($0, radix: 16) }.joined(separator: " or ")
+            throw r.fail("address", r.node("address"), "an \(chip.info.part) answers at \(at) only (found 0x\(String(a, radix: 16))): check the chip and its address pin")
+        }
+        guard b.isSimulated else { return }
+        let lines = b.outputs.map { ("outputs", $0.name, $0.line) } + b.inputs.map { ("inputs", $0.name, $0.line) }
+            + (b.interrupt.map { [("int", "", $0.line)] } ?? [])
+        for (section, name, spec) in lines {
+            guard let n = spec.name, !Self.piLines.contains(n) else { continue }
+            throw r.fail(section, r.node(section), "\(name.isEmpty ? "" : name + ": ")line \"\(n)\" is not on a Raspberry Pi's header (GPIO0 to GPIO27): the simulated board checks what the Pi would")
+        }
+    }
+
+    /// The lines of a Raspberry Pi's 40-pin header, as the kernel names them.
+    package static let piLines: Set<String> = Set((0...27).map { "GPIO\($0)" })
+
     package static func parseAddress(_ n: JSONNode, fail: (String) throws(JoltError) -> JoltError) throws(JoltError) -> UInt8 {
         var value: Int64?
         switch n.value {
@@ -229,7 +250,13 @@ extension BoardProfile {
             break
         }
         guard let v = value, (0x03...0x77).contains(v) else {
-            throw try fail("must be a 7-bit I2C address from 0x03 to 0x77, like \"0x68\"")
+            let found: String
+            switch n.value {
+            case .string(let s): found = "\"\(s.prefix(40))\""
+            case .number(let s): found = String(s.prefix(40))
+            default: found = "a value of another kind"
+            }
+            throw try fail("must be a 7-bit I2C address from 0x03 to 0x77, like \"0x68\" (found \(found))")
         }
         return UInt8(v)
     }

@@ -30,6 +30,24 @@ struct OwnerMistakeTests {
         #expect(try load(#""silent": true"#).alarm?.silent == true)
     }
 
+    @Test("the bench checks what the Pi would: a chip at an address it cannot answer at, a line the Pi's header lacks; an address out of range says what it found")
+    func benchChecksThePi() throws {
+        func refused(_ text: String) -> String {
+            do throws(JoltError) {
+                _ = try BoardProfile.parse(Array(text.utf8), file: "kiosk.json")
+                return "loaded"
+            } catch { return error.message }
+        }
+        #expect(refused(#"{"bus": "sim", "chip": "adxl345", "address": "0x68"}"#).contains("an ADXL345 answers at 0x53 or 0x1d only (found 0x68)"))
+        #expect(refused(#"{"bus": "/dev/i2c-1", "chip": "mpu6050", "address": "0x53"}"#).contains("an MPU6050 answers at 0x68 or 0x69 only (found 0x53)"))
+        #expect(refused(#"{"bus": "sim", "chip": "mpu6050", "address": "0x69"}"#) == "loaded", "the MPU6050's other address, its AD0 pin high")
+        let gpio = refused(#"{"bus": "sim", "outputs": {"buzzer": {"line": "GPIO99"}}, "alarm": {"output": "buzzer"}}"#)
+        #expect(gpio.contains("buzzer: line \"GPIO99\" is not on a Raspberry Pi's header (GPIO0 to GPIO27)"), "\(gpio)")
+        #expect(refused(#"{"bus": "/dev/i2c-1", "outputs": {"buzzer": {"line": "EXP_LINE_3"}}, "alarm": {"output": "buzzer"}}"#) == "loaded",
+                "a real board may name another GPIO chip's lines")
+        #expect(refused(#"{"bus": "sim", "address": "0x99"}"#).contains("(found \"0x99\")"))
+    }
+
     @Test("jolt run on the kiosk board less its buzzer and its triggered action: exit 78 before anything starts")
     func kioskWithoutBuzzer() throws {
         var text = try String(contentsOfFile: packageRoot + "/boards/kiosk-alarm.json", encoding: .utf8)

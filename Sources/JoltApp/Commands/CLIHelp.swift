@@ -281,7 +281,7 @@ extension JoltCLI {
         tuneHelp,
         CommandHelp(
             name: "plot", summary: "draw a trace as an SVG picture, with the thresholds and the events",
-            usage: "jolt plot TRACE -o FILE.svg [--config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm]",
+            usage: "jolt plot TRACE -o FILE.svg [--board FILE | --config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm]",
             details: """
                 Draws the trace in up to three panels (five with --arm) over time: the acceleration on each axis and its
                 magnitude (with the gravity estimate's z and the face-down level); the dynamic acceleration
@@ -301,7 +301,7 @@ extension JoltCLI {
             ]),
         CommandHelp(
             name: "replay", summary: "run the detectors over recorded traces, as fast as they can be read",
-            usage: "jolt replay FILE... [--json] [--config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm] [--samples]",
+            usage: "jolt replay FILE... [--json] [--board FILE | --config FILE] [--algorithm NAME] [--flip-algorithm NAME] [--sensitivity LEVEL] [--arm] [--samples]",
             details: """
                 Reads jolt-trace v1 files (the CSV that `jolt record` writes; - reads standard input) and
                 prints the events the detectors raise, with the trace's own time. With --json, one JSON
