@@ -153,3 +153,26 @@ struct ProfileNamingTests {
         #expect(tune.code == 0 && tune.out.contains("now (medium)"), "\(tune)")
     }
 }
+
+@Suite("tune never weakens an alarm quietly")
+struct TuneGuardTests {
+    @Test("a lift among the site's recordings: the suggestion is shown rule by rule against today's, and not written without --force")
+    func liftInTheSite() throws {
+        let dir = NSTemporaryDirectory() + "tune-lift-\(UUID())"
+        for sub in ["site", "walk"] { try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
+        let lift = try String(contentsOfFile: liftTrace(), encoding: .utf8)
+        try lift.write(toFile: dir + "/walk/lift.csv", atomically: true, encoding: .utf8)
+        try lift.write(toFile: dir + "/site/lift.csv", atomically: true, encoding: .utf8)
+        try String(contentsOfFile: restTrace(seconds: 20), encoding: .utf8).write(toFile: dir + "/site/rest.csv", atomically: true, encoding: .utf8)
+        let board = packageRoot + "/boards/kiosk-alarm.json", out = dir + "/tuned.json"
+        let r = joltBinary(["tune", "--board", board, "--moves", dir + "/walk", dir + "/site", "-o", out])
+        #expect(r.code == 1 && r.error.contains("not written") && r.error.contains("--force"), "\(r)")
+        #expect(r.error.contains("it would miss the test move") || r.error.contains("would still trigger") || r.error.contains("falls short"), "\(r.error)")
+        #expect(r.out.contains("against today's profile (a setting raised N× is N times harder to trip): tamper.move_mm_s 20 → "), "\(r.out)")
+        #expect(r.out.contains("test moves, with the suggestion, rule by rule:\n  \(dir)/walk/lift.csv: "), "\(r.out)")
+        #expect(!FileManager.default.fileExists(atPath: out), "written without --force")
+        let forced = joltBinary(["tune", "--board", board, "--moves", dir + "/walk", dir + "/site", "-o", out, "--force"])
+        #expect(forced.code == 0 && forced.error.contains("jolt tune --force: writing \(out) although"), "\(forced)")
+        #expect(FileManager.default.fileExists(atPath: out))
+    }
+}

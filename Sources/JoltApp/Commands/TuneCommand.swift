@@ -23,6 +23,8 @@ struct TuneCommand {
         var marginHundredths = 200
         var output: String?
         var json = false
+        /// Write the suggestion even where it would miss a move, fall short or still trigger.
+        var force = false
     }
 
     /// A profile's detection section, judged: for each setting, where the site's life fires
@@ -81,14 +83,25 @@ struct TuneCommand {
         let all = site.enumerated().flatMap { i, r in TuneSearch.hits(r, file: i, r.settings(now.settings)).filter { TuneSearch.kinds(triggers).contains($0.reason.kind) } }
         // How far each setting could go and still catch each test move by its own rule.
         let reach = moves.map { m in knobs.compactMap { k in TuneSearch.critical(k, now.settings, [m]).map { (k, $0.value) } } }
-        let report = TuneReport(site: site, moves: moves, triggers: triggers, target: target, now: now, wouldTrigger: all, reach: reach, suggested: chosen)
-        if let output = o.output {
-            guard o.board != nil else { throw JoltError(.usage, "jolt tune: -o writes the suggestion into a copy of the board: give --board FILE too") }
-            let text = root.setting("detection", chosen.detection.value).pretty() + "\n"
-            _ = try BoardProfile.parse(Array(text.utf8), file: output)
-            try AtomicFile.write(output, text)
+        var report = TuneReport(site: site, moves: moves, triggers: triggers, target: target, now: now, wouldTrigger: all, reach: reach, suggested: chosen)
+        let kinds = TuneSearch.kinds(triggers)
+        report.movesSuggested = moves.enumerated().map { i, m in
+            let hits = TuneSearch.hits(m, file: i, chosen.settings).filter { kinds.contains($0.reason.kind) }
+            return kinds.compactMap { k in hits.first { $0.reason.kind == k } }
         }
-        out.write(o.json ? report.json(output: o.output) + "\n" : report.text(output: o.output))
+        report.stillTriggers = site.enumerated().flatMap { i, r in TuneSearch.hits(r, file: i, r.settings(chosen.settings)).filter { kinds.contains($0.reason.kind) } }
+        guard let output = o.output else { return out.write(o.json ? report.json(output: nil) + "\n" : report.text(output: nil)) }
+        guard o.board != nil else { throw JoltError(.usage, "jolt tune: -o writes the suggestion into a copy of the board: give --board FILE too") }
+        let blockers = report.blockers
+        if !blockers.isEmpty && !o.force {
+            out.write(o.json ? report.json(output: nil) + "\n" : report.text(output: nil))
+            throw JoltError(.failure, "jolt tune: \(output) not written: \(blockers.joined(separator: "; ")) (--force writes it all the same)")
+        }
+        if !blockers.isEmpty { Log.warning("jolt tune --force: writing \(output) although \(blockers.joined(separator: "; "))") }
+        let text = root.setting("detection", chosen.detection.value).pretty() + "\n"
+        _ = try BoardProfile.parse(Array(text.utf8), file: output)
+        try AtomicFile.write(output, text)
+        out.write(o.json ? report.json(output: output) + "\n" : report.text(output: output))
     }
 
     /// Every recording under `paths` (trace files, or folders of them). A file named on its own
@@ -156,7 +169,7 @@ struct TuneCommand {
 
 extension JoltCLI {
     static func tune(_ args: [String], out: TextOutput) throws(JoltError) {
-        let a = try Arguments(command: "tune", args, valued: ["--board", "--config", "--moves", "--margin", "-o", "--output"], flags: ["--json"])
+        let a = try Arguments(command: "tune", args, valued: ["--board", "--config", "--moves", "--margin", "-o", "--output"], flags: ["--json", "--force"])
         guard !a.positional.isEmpty else {
             throw JoltError(.usage, "jolt tune: give recordings of the site's life (trace files or folders, from jolt record; see jolt tune --help)")
         }
@@ -167,12 +180,13 @@ extension JoltCLI {
         if let m = try a.fixed("--margin", places: 2, range: 100...1000, unit: "×") { o.marginHundredths = Int(m) }
         o.output = a.value("-o", "--output")
         o.json = a.flag("--json")
+        o.force = a.flag("--force")
         try TuneCommand(options: o).run(out: out)
     }
 
     static let tuneHelp = CommandHelp(
         name: "tune", summary: "measure the alarm's margins against this site's own life, and suggest a profile",
-        usage: "jolt tune [--board FILE] [--moves PATH]... [--margin X] [-o FILE] [--json] PATH...",
+        usage: "jolt tune [--board FILE] [--moves PATH]... [--margin X] [-o FILE [--force]] [--json] PATH...",
         details: """
         Replays recordings of the site's life (PATH: jolt-trace files, or folders of them, from
         jolt record over hours of a normal day) through the armed alarm's detectors, and finds for
@@ -184,13 +198,16 @@ extension JoltCLI {
         the settings the site came close to raised), replayed again to check it. Only the board's
         alarm triggers are judged. The settings of the board (--board, $JOLT_BOARD, or the
         installed one) are the ones measured; -o writes the board with the suggested detection
-        section to FILE (it may be the board itself).
+        section to FILE (it may be the board itself), and only when the suggestion, replayed,
+        catches every test move, keeps every margin and leaves the site's life quiet: otherwise
+        it says why and writes nothing (exit 1), unless --force.
         """,
         options: [
             ("--board FILE", "the board profile whose settings are measured"),
             ("--moves PATH", "recordings of deliberate moves the alarm must catch (repeatable)"),
             ("--margin X", "how many times the site's firing point each setting keeps (default 2)"),
             ("-o, --output FILE", "write the board with the suggested detection section"),
+            ("--force", "with -o: write it even where it would miss a move, fall short or still trigger (said)"),
             ("--json", "one JSON object instead of the report"),
         ],
         examples: [

@@ -16,6 +16,30 @@ struct TuneReport {
     /// For each test move, the largest value of each setting whose rule still fires on it.
     let reach: [[(knob: TuneKnob, value: Int32)]]
     let suggested: TuneCommand.Judged
+    /// For each test move, the rules that still catch it under the suggestion: each rule's first
+    /// trigger.
+    var movesSuggested: [[TuneHit]] = []
+    /// Triggers the site's life would still raise under the suggestion.
+    var stillTriggers: [TuneHit] = []
+
+    /// Why the suggestion is not to be written as it is (none: it may be).
+    var blockers: [String] {
+        var b: [String] = []
+        for (i, m) in suggested.moves.enumerated() where m == nil { b.append("it would miss the test move \(moves[i].path)") }
+        if !stillTriggers.isEmpty { b.append("the site's own recordings would still trigger it \(counted(stillTriggers.count, "time"))") }
+        if !suggested.fixed.isEmpty { b.append("the site's life trips a rule with nothing to tune") }
+        if b.isEmpty && !suggested.passes(target) { b.append("it falls short of the \(Self.ratio(target)) margin") }
+        return b
+    }
+
+    /// Each setting's suggested value against today's: how many times less sensitive (over 1) or
+    /// more (under 1) the suggestion makes the alarm.
+    var changes: [(knob: TuneKnob, now: Int32, suggested: Int32, ratio: Double)] {
+        now.criticals.map { c in
+            let a = c.knob.get(now.settings), b = c.knob.get(suggested.settings)
+            return (c.knob, a, b, Double(b) / Double(max(a, 1)))
+        }
+    }
 
     static func ratio(_ r: Double) -> String { EvalCommand.fmt(r, r < 10 ? 1 : 0) + "×" }
 
@@ -63,6 +87,14 @@ struct TuneReport {
         for h in suggested.fixed { s += "  the site's life trips a rule with nothing to tune: \(Self.place(h, site)): fix the kiosk down or move the sensor\n" }
         for (i, m) in suggested.moves.enumerated() where m == nil { s += "  it would miss \(moves[i].path): the site's life comes too close to this move; mount the kiosk more firmly\n" }
         s += "  \"detection\": \(suggested.detection.pretty(indent: 2))\n"
+        s += "against today's profile (a setting raised N× is N times harder to trip): " + changes.map { "\($0.knob.name) \($0.knob.text($0.now)) → \($0.knob.text($0.suggested)) (\(Self.ratio($0.ratio)))" }.joined(separator: ", ") + "\n"
+        if !moves.isEmpty {
+            s += "test moves, with the suggestion, rule by rule:\n"
+            for (i, m) in moves.enumerated() {
+                let rules = movesSuggested[i].map { "\($0.reason.kind.rawValue) at \(EvalCommand.fmt(Double($0.t) / 1e6, 1)) s" }
+                s += "  \(m.path): " + (rules.isEmpty ? "MISSED by every rule" : "caught by " + rules.joined(separator: ", ")) + "\n"
+            }
+        }
         if let output { s += "wrote it to \(output)\n" }
         return s
     }
@@ -105,6 +137,9 @@ struct TuneReport {
             ("now", judged(now)), ("would_trigger", .list(wouldTrigger.map { hit($0, site) })),
             ("reach", .list(reach.map { r in .members(r.map { ($0.knob.name, .decimal($0.knob.text($0.value))) }) })),
             ("suggested", judged(suggested)), ("wrote", output.map { .string($0) } ?? .null),
+            ("against_now", .members(changes.map { ($0.knob.name, .decimal(EvalCommand.fmt($0.ratio, 2))) })),
+            ("moves_suggested", .list(movesSuggested.map { .list($0.map { hit($0, moves) }) })),
+            ("still_triggers", .list(stillTriggers.map { hit($0, site) })), ("not_written_because", .list(blockers.map { .string($0) })),
         ]).text
     }
 }
