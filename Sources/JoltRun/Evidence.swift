@@ -33,6 +33,8 @@ package final class EvidenceRecorder {
     /// The wall-clock second the last file was named for, and how many were named in it.
     var lastStamp = ""
     var sameStamp = 0
+    /// Whether the last trigger found the folder unwritable (said once a spell).
+    var warnedUnwritable = false
     /// Where each trace goes once written, and its largest size in bytes (set before the run).
     package var send: (maxBytes: Int, to: @Sendable (String) -> Void)?
 
@@ -70,11 +72,19 @@ package final class EvidenceRecorder {
     /// The alarm triggered at `t` (stream µs; `wallMicros` on the wall clock) for `why`: the
     /// file that will hold its evidence, named now. A trigger while one is being captured
     /// extends that one.
-    package func triggered(at t: Int64, wallMicros: Int64, why: String) -> String {
+    package func triggered(at t: Int64, wallMicros: Int64, why: String) -> String? {
         if let c = capture {
             capture!.until = t + Self.windowMicros
             return c.path
         }
+        // A folder Jolt cannot write (a read-only card, the wrong owner) keeps no evidence: the
+        // event names no file that will never be written, and the journal says why, once.
+        if let why = Self.unwritable(directory) {
+            if !warnedUnwritable { Log.warning("alarm: no evidence is kept: \(why)") }
+            warnedUnwritable = true
+            return nil
+        }
+        warnedUnwritable = false
         let path = directory + "/alarm-" + fileStamp(wallMicros) + ".csv"
         var before: [Sample] = []
         before.reserveCapacity(2 * ring.count + 1)
@@ -99,6 +109,17 @@ package final class EvidenceRecorder {
         sameStamp += 1
         let n = String(sameStamp)
         return stamp + "_" + String(repeating: "0", count: Swift.max(4 - n.count, 0)) + n
+    }
+
+    /// Why no file can be written in `directory` (nil: one can): the folder, or the folder it
+    /// would be made in, not writable by this process.
+    static func unwritable(_ directory: String) -> String? {
+        if Files.exists(directory) {
+            return Files.isWritable(directory) ? nil : "\(directory) is not writable by this process (\(Errno.current.name)): check its owner and that the card is not read-only"
+        }
+        let parent = directory.lastIndex(of: "/").map { String(directory[..<$0]) } ?? "."
+        return Files.isWritable(parent.isEmpty ? "/" : parent) ? nil
+            : "\(directory) does not exist and \(parent) is not writable by this process (\(Errno.current.name)): check its owner and that the card is not read-only"
     }
 
     /// Hands the capture to a writer thread.
@@ -131,7 +152,10 @@ package final class EvidenceRecorder {
     /// newest `keep` files.
     static func write(_ path: String, _ rows: [String], about: [(String, String)], rateMilliHz: Int32, gyro: Bool, keep: Int, directory: String) {
         let text = TraceWriter.header(rateMilliHz: rateMilliHz, gyro: gyro, metadata: about) + rows.joined()
-        if !Files.exists(directory) { _ = mkdir(directory, 0o750) }
+        do throws(Errno) { try Files.makeDirectory(directory) } catch {
+            Log.warning("alarm: cannot keep the evidence in \(path): cannot create \(directory) (\(error.name))")
+            return
+        }
         do {
             try AtomicFile.write(path, text, newMode: 0o640)
             Log.info("alarm: evidence in \(path) (\(rows.count) samples)")

@@ -56,7 +56,7 @@ struct EvidenceTests {
         var paths: [String] = []
         for i in 0..<3 {
             run(seconds: 12)
-            paths.append(e.triggered(at: t, wallMicros: 1_800_000_000_000_000 + Int64(i) * 60_000_000, why: "test \(i)"))
+            paths.append(try #require(e.triggered(at: t, wallMicros: 1_800_000_000_000_000 + Int64(i) * 60_000_000, why: "test \(i)")))
             run(seconds: 3)
             #expect(e.triggered(at: t, wallMicros: 0, why: "again") == paths.last, "a second trigger extends the capture")
             run(seconds: 11)
@@ -86,7 +86,7 @@ struct EvidenceTests {
         // with keep 3, the oldest two go.
         for (i, wall) in [0, 100_000, 200_000, 300_000, 1_000_000].enumerated() {
             run(seconds: 11, z: 1000 + Int32(i))
-            paths.append(e.triggered(at: t, wallMicros: 1_800_000_000_000_000 + Int64(wall), why: "test \(i)"))
+            paths.append(try #require(e.triggered(at: t, wallMicros: 1_800_000_000_000_000 + Int64(wall), why: "test \(i)")))
         }
         run(seconds: 11, z: 1000)
         e.close()

@@ -176,3 +176,32 @@ struct TuneGuardTests {
         #expect(FileManager.default.fileExists(atPath: out))
     }
 }
+
+@Suite("A state folder Jolt may not write", .serialized)
+struct ReadOnlyStateTests {
+    @Test("as the service's user over a folder it may not write: the trouble and the evidence say permission, and no event names a file never written")
+    func readOnlyStateFolder() throws {
+        let state = NSTemporaryDirectory() + "jolt-ro-\(UUID())"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let sock = NSTemporaryDirectory() + "jolt-ro-\(UUID().uuidString.prefix(6)).sock"
+        let board = try kioskBoard(socket: sock)
+        for f in [board, liftTrace()] { chmod(f, 0o644); chmod((f as NSString).deletingLastPathComponent, 0o755) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", packageRoot + "/.build/debug/jolt",
+                       "run", "--board", board, "--trace", liftTrace(), "--fast", "--seconds", "20", "--json", "--state-dir", state]
+        p.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        let triggered = stdout.split(separator: "\n").compactMap { json(String($0)) }.filter { $0["event"] as? String == "alarm" && $0["state"] as? String == "triggered" }
+        #expect(!triggered.isEmpty, "the lift never triggered: \(stderr)")
+        #expect(triggered.allSatisfy { $0["evidence"] == nil }, "\(triggered)")
+        #expect(stderr.contains("alarm: no evidence is kept: \(state)/evidence does not exist and \(state) is not writable by this process (EACCES)"), "\(stderr)")
+        #expect(stderr.contains("trouble: the alarm's state is not saved") && stderr.contains("permission denied"), "\(stderr)")
+    }
+}
