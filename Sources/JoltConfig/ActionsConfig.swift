@@ -55,7 +55,7 @@ public enum Pattern: Equatable, Sendable {
         case .pulse(let ms): return "a \(ms) ms pulse"
         case .cadence(let on, let off): return "a cadence of \(on) ms on, \(off) ms off"
         case .steady: return "on until turned off"
-        case .beeps(let on, let off, let n): return "\(n) beep\(n == 1 ? "" : "s") of \(on) ms, \(off) ms apart"
+        case .beeps(let on, let off, let n): return n == 1 ? "1 beep of \(on) ms" : "\(n) beeps of \(on) ms, \(off) ms apart"
         }
     }
 }

@@ -114,7 +114,8 @@ package final class ObjectReader {
     package func choice(_ key: String, _ choices: [String]) throws(JoltError) -> String? {
         guard let s = try string(key) else { return nil }
         guard choices.contains(s) else {
-            throw fail(key, node(key), "must be one of \(choices.map { "\"\($0)\"" }.joined(separator: ", ")), found \"\(s)\"")
+            let near = choices.min { Self.distance($0, s) < Self.distance($1, s) }.flatMap { Self.distance($0, s) <= 2 ? $0 : nil }
+            throw fail(key, node(key), "must be one of \(choices.map { "\"\($0)\"" }.joined(separator: ", ")), found \"\(s)\"\(near.map { " (did you mean \"\($0)\"?)" } ?? "")")
         }
         describe(key, "one of " + choices.map { "`\"\($0)\"`" }.joined(separator: ", "))
         return s

@@ -205,3 +205,18 @@ struct ReadOnlyStateTests {
         #expect(stderr.contains("trouble: the alarm's state is not saved") && stderr.contains("permission denied"), "\(stderr)")
     }
 }
+
+@Suite("Small words an owner reads")
+struct OwnerWordsTests {
+    @Test("a mistyped choice gets a did-you-mean; one beep is not 'apart'")
+    func words() {
+        do throws(JoltError) {
+            _ = try BoardProfile.parse(Array(#"{"bus": "sim", "detection": {"sensitivity": "meduim"}}"#.utf8), file: "b.json")
+            Issue.record("meduim loaded")
+        } catch {
+            #expect(error.message.contains("found \"meduim\" (did you mean \"medium\"?)"), "\(error.message)")
+        }
+        #expect(Pattern.beeps(on: 200, off: 200, count: 1).text == "1 beep of 200 ms")
+        #expect(Pattern.beeps(on: 200, off: 100, count: 3).text == "3 beeps of 200 ms, 100 ms apart")
+    }
+}

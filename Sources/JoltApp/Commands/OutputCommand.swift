@@ -87,6 +87,6 @@ enum OutputCommand {
             if (try? Sys.poll(&p, timeoutMicros: wait)) ?? 0 > 0, signals.next() != nil { break }
         }
         try line.set(false)
-        out.write("\(line.label): \(pattern.text), done\n")
+        out.write(pattern == .steady ? "\(line.label): inactive\n" : "\(line.label): \(pattern.text), done\n")
     }
 }
