@@ -370,6 +370,31 @@ struct AttachTests {
         #expect(none.code == 64 && none.error.contains("no board profile"), "\(none)")
     }
 
+    @Test("watch and record given the board of the running simulated kiosk attach to it, and not to a run of another board")
+    func attachWithItsBoard() throws {
+        try UsualSocketPlaces.shared.exclusively {
+            let runtime = NSTemporaryDirectory() + "jolt-xdg-\(UUID().uuidString.prefix(6))"
+            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            defer { try? FileManager.default.removeItem(atPath: runtime) }
+            let env = ["XDG_RUNTIME_DIR": runtime, "RUNTIME_DIRECTORY": ""]
+            var text = try String(contentsOfFile: packageRoot + "/boards/kiosk-alarm.json", encoding: .utf8)
+            text = text.edited("\"motion\": \"lift\"", "\"motion\": \"rest\"").edited("\"armed_at_start\": true", "\"armed_at_start\": false")
+            let board = tempFile(text, name: "kiosk.json")
+            let run = try BackgroundJolt(["run", "--board", board], environment: env)
+            defer { _ = run.stop() }
+            #expect(run.wait(for: "control socket \(runtime)/jolt.sock"), "\(run.stderr)")
+            let w = joltBinary(["watch", "--board", board, "--plain", "--seconds", "1"], environment: env)
+            #expect(w.code == 0 && w.error.contains("attached to the running jolt"), "\(w)")
+            let out = NSTemporaryDirectory() + "attached-\(UUID()).csv"
+            defer { unlink(out) }
+            let r = joltBinary(["record", "--board", board, "--seconds", "1", "-o", out], environment: env)
+            #expect(r.code == 0 && r.error.contains("attached to the running jolt"), "\(r)")
+            let other = tempFile(text, name: "other-kiosk.json")
+            let o = joltBinary(["record", "--board", other, "--seconds", "1", "--fast", "-o", out], environment: env)
+            #expect(o.code == 0 && !o.error.contains("attached to the running jolt"), "another board's file reads its own simulation: \(o)")
+        }
+    }
+
     @Test("watch attaches to the running jolt, read only, and shows its events")
     func watchAttached() throws {
         let sock = socketPath()

@@ -81,16 +81,25 @@ enum LiveFeed {
     }
 
     static func run(board: BoardProfile, options: Options, view: LiveView) throws(JoltError) -> End {
-        // A real board is usually held by the service; a simulated one only when it names a socket.
-        if options.attachFirst || options.socket != nil || board.control.socket != nil || !board.isSimulated,
+        // A real board is usually held by the service; a simulated one when it names a socket, or
+        // when it has an alarm (whose run opens the usual socket) and that run plays this board.
+        let simAlarm = board.isSimulated && board.alarm != nil
+        if options.attachFirst || options.socket != nil || board.control.socket != nil || !board.isSimulated || simAlarm,
            let stream = try StreamClient.connect(socket: options.socket ?? board.control.socket, explicit: options.socket != nil) {
-            if options.attachFirst || options.socket != nil || board.isSimulated || stream.info.bus == board.bus {
+            let sameSim = board.isSimulated && (board.control.socket != nil || Self.sameFile(stream.info.board, board.file))
+            if options.attachFirst || options.socket != nil || sameSim || (!board.isSimulated && stream.info.bus == board.bus) {
                 Log.info("attached to the running jolt \(stream.info.attachedTo ?? "") on \(stream.info.bus) (read only)")
                 return try attached(stream, options: options, view: view)
             }
-            Log.info("the running jolt reads \(stream.info.bus), not \(board.bus): reading the chip here")
+            Log.info("the running jolt reads \(stream.info.bus)\(board.isSimulated ? " for \(stream.info.board)" : ""), not \(board.isSimulated ? board.file : board.bus): reading the chip here")
         }
         return try local(board: board, options: options, view: view)
+    }
+
+    /// Whether two paths name one file (as far as they resolve here).
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        guard !a.isEmpty, !b.isEmpty else { return false }
+        return a == b || (Files.realPath(a).map { $0 == Files.realPath(b) } ?? false)
     }
 
     static func local(board: BoardProfile, options: Options, view: LiveView) throws(JoltError) -> End {
