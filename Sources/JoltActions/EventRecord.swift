@@ -178,7 +178,7 @@ public struct EventRecord: Equatable, Sendable {
         while s.count < 13 { s = " " + s }
         let (k, variant) = declared
         if let r = reason, case .tamper = kind {
-            s += k.name + ": " + r.text
+            s += k.name + ": " + r.text + (margin.map { " (" + $0.text + ")" } ?? "")
         } else {
             s += k.says + (variant.map { " " + $0.replacingUnderscores } ?? "")
         }

@@ -220,3 +220,13 @@ struct OwnerWordsTests {
         #expect(Pattern.beeps(on: 200, off: 100, count: 3).text == "3 beeps of 200 ms, 100 ms apart")
     }
 }
+
+@Suite("watch shows a walk test's margin")
+struct WatchMarginTests {
+    @Test("jolt watch on the simulated kiosk: its lift shows as a tamper with its margin over the setting it passed")
+    func lift() {
+        let w = joltBinary(["watch", "--board", packageRoot + "/boards/kiosk-alarm.json", "--plain", "--fast", "--seconds", "14"])
+        let tamper = w.out.split(separator: "\n").first { $0.contains("tamper: moved") }.map(String.init) ?? ""
+        #expect(w.code == 0 && tamper.contains("× move_mm_s 20 mm/s)"), "\(tamper) \(w.error)")
+    }
+}

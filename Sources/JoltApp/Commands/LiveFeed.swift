@@ -119,6 +119,7 @@ enum LiveFeed {
         let cmd = try RunCommand(board: b, options: o, out: TextOutput(fd: -1))
         let local = LocalFeed(view: view, board: b, name: board.file.isEmpty ? board.name : board.file, sensor: cmd.hw.sensor, limitMicros: options.limitMicros)
         local.watchesTamper = options.watchTamper && board.alarm?.settings.triggers.contains(.tamper) == true
+        local.alarmSettings = board.alarm?.settings
         cmd.watcher = local
         try cmd.run()
         if cmd.hw.exhausted, !local.stopped, !local.reachedLimit { return .motionEnded }
@@ -278,7 +279,17 @@ final class LocalFeed: RunWatcher {
         if let limit = limitMicros, s.t - first! + sensor.periodMicros >= limit { reachedLimit = true }
     }
 
-    func event(_ r: EventRecord, now: Int64) { view.event(r.human, kind: r.bindingName) }
+    /// The board's alarm settings, where it has an alarm: a tamper shown here says its margin
+    /// over the setting it passed, as the walk test would (the alarm itself is not run here).
+    var alarmSettings: AlarmSettings?
+
+    func event(_ r: EventRecord, now: Int64) {
+        var r = r
+        if case .tamper = r.kind, r.margin == nil, let reason = r.reason, let a = alarmSettings {
+            r.margin = TriggerMargin(reason, detection: board.detection, alarm: a)
+        }
+        view.event(r.human, kind: r.bindingName)
+    }
 
     func woke(now: Int64) -> Bool {
         if view.wake(now: now) { stopped = true }
