@@ -369,7 +369,7 @@ package enum ControlClient {
             throw JoltError(.noPermission, "permission denied on \(tried): only the socket's owner and group may use it (add yourself to its group, e.g. sudo adduser $USER jolt)")
         default:
             let where_ = explicit ?? paths.joined(separator: " or ")
-            throw JoltError(.unavailable, "no running jolt at \(where_) (\(lastError.name)): start it (jolt run, or systemctl start jolt), or give --socket")
+            throw JoltError(.unavailable, "no running jolt at \(where_) (\(lastError.name)): start it (jolt run, or systemctl start jolt), or give --socket (a simulated board opens a socket only with an alarm or control.socket in its profile)")
         }
     }
 }

@@ -230,3 +230,19 @@ struct WatchMarginTests {
         #expect(w.code == 0 && tamper.contains("× move_mm_s 20 mm/s)"), "\(tamper) \(w.error)")
     }
 }
+
+@Suite("calibrate checks where it writes before it measures")
+struct CalibrateWritableTests {
+    @Test("calibrate onto a file it may not write: refused at once, naming the file and the permission")
+    func readOnlyTarget() throws {
+        let dir = NSTemporaryDirectory() + "jolt-cal-\(UUID())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let target = dir + "/kiosk.json"
+        try String(contentsOfFile: packageRoot + "/boards/sim.json", encoding: .utf8).write(toFile: target, atomically: true, encoding: .utf8)
+        chmod(target, 0o644)
+        let t0 = Date()
+        let r = joltAsNobody(["calibrate", "--board", target, "-o", target, "--seconds", "5"])
+        #expect(r.code == 77 && r.error.contains("\(target): not writable (EACCES)"), "\(r)")
+        #expect(Date().timeIntervalSince(t0) < 4, "it measured for 5 s before refusing")
+    }
+}

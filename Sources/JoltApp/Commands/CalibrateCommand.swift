@@ -59,6 +59,22 @@ struct CalibrateCommand {
 
     let options: Options
 
+    /// Before a measurement that takes seconds of stillness: the file it will write must be
+    /// writable (an existing file, or its folder), and the error says which and why.
+    static func checkWritable(_ path: String) throws(JoltError) {
+        if Files.exists(path) {
+            guard Files.isWritable(path) else {
+                throw JoltError(.noPermission, "\(path): not writable (\(Errno.current.name)): check its permissions, or write elsewhere with -o")
+            }
+            return
+        }
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        guard Files.exists(folder) else { throw JoltError(.cannotCreate, "\(path): the folder \(folder) does not exist") }
+        guard Files.isWritable(folder) else {
+            throw JoltError(.noPermission, "\(path): cannot create it: \(folder) is not writable (\(Errno.current.name))")
+        }
+    }
+
     func run(out: TextOutput) throws(JoltError) {
         var board = try BoardProfile.load(path: options.board)
         if board.isSimulated && options.trace == nil && board.sim.trace == nil && board.sim.motion != "rest" {
@@ -70,6 +86,7 @@ struct CalibrateCommand {
         let text = try readFile(options.board, what: "board profile", missingHint: "check the path")
         let root: JSONNode
         do { root = try JSONParser.parse(text) } catch { throw JoltError(.config, "\(options.board): not valid JSON") }
+        try Self.checkWritable(options.output)
         let reading = try Self.measure(board: board, fast: options.fast, trace: options.trace, micros: options.micros)
         let (n, sum, sq, lo, hi) = (reading.count, reading.sum, reading.squares, reading.low, reading.high)
         guard n >= 10 else { throw JoltError(.unavailable, "\(reading.bus): only \(n) readings in \(EventRecord.seconds(options.micros)) s; is the chip measuring? (run 'jolt probe')") }
