@@ -181,8 +181,33 @@ struct BadDayTests {
     }
 }
 
+/// An output whose line cannot be driven (a GPIO line another process took, a chip gone).
+final class DeadLine: OutputLine, @unchecked Sendable {
+    let label = "buzzer (GPIO17)"
+    func set(_ active: Bool) throws(JoltError) {
+        if active { throw JoltError(.ioError, "buzzer (GPIO17): cannot set the line: Device or resource busy (EBUSY)") }
+    }
+    func release() {}
+}
+
 @Suite("A bad day: trouble from the sensor", .serialized)
 struct TroubleTests {
+    @Test("a buzzer whose line cannot be driven: trouble in status while the alarm sounds on it")
+    func outputTrouble() throws {
+        let sock = socketPath()
+        let board = try BoardProfile.load(path: try kioskBoard(socket: sock, untilDisarmed: true))
+        var o = RunCommand.Options(json: true)
+        o.trace = liftTrace()
+        o.limitMicros = 8_000_000
+        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": DeadLine()])
+        nonisolated(unsafe) let running = cmd
+        let t = PThread { try? running.run() }
+        #expect(waitForAlarm(sock, "triggered"), "the lift never triggered")
+        #expect(eventually(seconds: 5) { (reply("status", sock)["trouble"] as? [String])?.contains("output buzzer cannot be driven") == true },
+                "\(reply("status", sock))")
+        t.join()
+    }
+
     @Test("the chip unplugged for 5 s: trouble said in the journal when it begins and when it ends, and in status meanwhile")
     func sensorTrouble() throws {
         let sock = socketPath()
