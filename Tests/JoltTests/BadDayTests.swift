@@ -264,17 +264,7 @@ struct BadDayMQTTTests {
                                      environment: ["LD_PRELOAD": try SlowDiskTests().slowFsyncShim(), "JOLT_TEST_FSYNC_MS": "2000"])
         defer { _ = run.stop() }
         #expect(run.wait(for: "mqtt: connected", seconds: 20), "\(run.stderr)")
-        func send(_ lines: String) throws {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
-            p.arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", Broker.user, "-P", Broker.password, "-q", "1", "-t", "jolt/kiosk-1/set", "-l"]
-            let input = Pipe()
-            p.standardInput = input
-            try p.run()
-            input.fileHandleForWriting.write(Data(lines.utf8))
-            try input.fileHandleForWriting.close()
-            p.waitUntilExit()
-        }
+        func send(_ lines: String) throws { try broker.publish(lines: lines, to: "jolt/kiosk-1/set") }
         // A disarm and an arm (which checks the chip: its self-test holds the loop by design),
         // answered once each is on disk, 4 s apart (two fsyncs a save).
         try send(#"{"command": "disarm", "code": "4711"}"# + "\n" + #"{"command": "arm", "code": "4711"}"# + "\n")

@@ -107,6 +107,19 @@ final class Broker: @unchecked Sendable {
         try Subscriber(port: port, topics: topics, user: user, password: password, caFile: caFile)
     }
 
+    /// Publishes each line as a message, in order, with one mosquitto_pub.
+    func publish(lines: String, to topic: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
+        p.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-u", Self.user, "-P", Self.password, "-q", "1", "-t", topic, "-l"]
+        let input = Pipe()
+        p.standardInput = input
+        try p.run()
+        input.fileHandleForWriting.write(Data(lines.utf8))
+        try input.fileHandleForWriting.close()
+        p.waitUntilExit()
+    }
+
     /// Publishes one message with mosquitto_pub.
     func publish(_ topic: String, _ message: String, retain: Bool = false) throws {
         let p = Process()
@@ -531,17 +544,9 @@ struct MQTTAttackTests {
         defer { _ = run.stop() }
         #expect(waitTriggered(sock), "\(run.stderr)")
         // One mosquitto_pub, one message per line: 0000 … 9999, the right code among them.
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
-        p.arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", Broker.user, "-P", Broker.password, "-q", "1", "-t", "jolt/kiosk-1/set", "-l"]
-        let input = Pipe()
-        p.standardInput = input
-        try p.run()
         var lines = ""
         for c in 0..<10_000 { lines += #"{"command": "disarm", "code": "\#(String(format: "%04d", c))"}"# + "\n" }
-        input.fileHandleForWriting.write(Data(lines.utf8))
-        try input.fileHandleForWriting.close()
-        p.waitUntilExit()
+        try broker.publish(lines: lines, to: "jolt/kiosk-1/set")
         #expect(sub.wait { $0.contains { $0.1.contains("locked out for") } }, "\(sub.messages.suffix(3))")
         usleep(500_000)
         #expect(alarmState(sock) == "triggered", "still sounding after the brute force")
