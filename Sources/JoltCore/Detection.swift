@@ -231,7 +231,7 @@ public struct DetectorSet<Shake: ShakeDetecting, Flip: FlipDetecting>: SampleDet
             periodMicros: settings.periodMicros, gyro: settings.gyro)
         _shake = Shake(settings)
         _flip = Flip(settings)
-        _tamper = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros)
+        _tamper = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros, gyro: settings.gyro)
     }
 
     @inlinable @inline(__always)

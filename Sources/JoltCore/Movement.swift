@@ -73,51 +73,81 @@ public struct Movement: Sendable {
     /// The velocity's leak per sample, Q16; the baseline's gain per sample, Q20.
     @usableFromInline let leakQ16: Int64
     @usableFromInline let baseQ20: Int64
-    @usableFromInline var started = false
-    /// Whether the last reading found the kiosk at rest: quiet, nothing in flight.
-    @usableFromInline var resting = false
     /// The baseline, mg in Q16.
     @usableFromInline var bx: Int64 = 0, by: Int64 = 0, bz: Int64 = 0
     /// The baseline as the turn uses it (mg, within ±`lim`) and its squared length (0 under
     /// 0.5 g), kept with it.
     @usableFromInline var gx: Int64 = 0, gy: Int64 = 0, gz: Int64 = 0, g2: Int64 = 0
-    /// The velocity, and its direction when the episode began, mg·µs.
+    /// The velocity, mg·µs (its direction when the episode began is `dx`…).
     @usableFromInline var vx: Int64 = 0, vy: Int64 = 0, vz: Int64 = 0
-    @usableFromInline var dx: Int64 = 0, dy: Int64 = 0, dz: Int64 = 0
     @usableFromInline var since: Int64 = .min
     @usableFromInline var quietFrom: Int64 = .min
     @usableFromInline var lastReversal: Int64 = .min
-    @usableFromInline var sx: Int8 = 0, sy: Int8 = 0, sz: Int8 = 0
-    /// The low-passed deviation across gravity, mg in Q8, and when and which way it first
-    /// passed the tilt threshold.
+    /// The low-passed deviation across gravity, mg in Q8, and when it first passed the tilt
+    /// threshold (which way: `tx`…).
     @usableFromInline var lx: Int64 = 0, ly: Int64 = 0, lz: Int64 = 0
     @usableFromInline var turnSince: Int64 = .min
-    @usableFromInline var tx: Int64 = 0, ty: Int64 = 0, tz: Int64 = 0
-    @usableFromInline let lpQ16: Int64
+    /// The readings since the baseline last moved: their sums (how many: `an`), and when it
+    /// moves next.
+    @usableFromInline var ax: Int64 = 0, ay: Int64 = 0, az: Int64 = 0
+    @usableFromInline var due: Int64 = 0
+    /// Since when a reading off the baseline has stayed within `settleBandMilliG` of `held`
+    /// (.min: the last reading was quiet).
+    @usableFromInline var heldSince: Int64 = .min
+    /// With a gyroscope (`fine`, MovementGyro.swift): the rotation at the batch's start since
+    /// the baseline was set, mdps·µs per axis, fading as the baseline follows the reading, and
+    /// the rotation rates summed with the readings for the baseline's batch.
+    @usableFromInline var rx: Int64 = 0, ry: Int64 = 0, rz: Int64 = 0
+    @usableFromInline var wsx: Int64 = 0, wsy: Int64 = 0, wsz: Int64 = 0
+    /// The 32-bit state follows the 64-bit, and the flags close it, so that the detector packs
+    /// without padding (the default set's state stays under 1 KiB).
+    ///
+    /// The velocity's direction when the episode began and the turn's when it passed the tilt
+    /// threshold (within ±10 m/s and ±`lim` in Q8: only their signs against the velocity and
+    /// the turn are used).
+    @usableFromInline var dx: Int32 = 0, dy: Int32 = 0, dz: Int32 = 0
+    @usableFromInline var tx: Int32 = 0, ty: Int32 = 0, tz: Int32 = 0
+    /// The four deviations before this reading, the last first, mg (0 after a rest, a jolt or
+    /// a hold; within ±`shockMilliG`, as a larger one is a jolt and never kept), and whether the
+    /// last two were quiet (`pquiet`, `pquiet2`).
+    @usableFromInline var px1: Int32 = 0, py1: Int32 = 0, pz1: Int32 = 0
+    @usableFromInline var px2: Int32 = 0, py2: Int32 = 0, pz2: Int32 = 0
+    @usableFromInline var px3: Int32 = 0, py3: Int32 = 0, pz3: Int32 = 0
+    @usableFromInline var px4: Int32 = 0, py4: Int32 = 0, pz4: Int32 = 0
+    /// Where a reading off the baseline stopped.
+    @usableFromInline var held = Vec3.zero
+    /// How many readings the baseline's sums hold.
+    @usableFromInline var an: Int32 = 0
+    /// The turn's low-pass gain per sample, Q16.
+    @usableFromInline let lpQ16: Int32
+    /// With a gyroscope, the gyroscope's bias, mdps in Q8, and the distance the velocity has
+    /// carried the kiosk (leaky, τ 2 s, within ±`travelLimit`), in units of 2^20 mg·µs².
+    @usableFromInline var wbx: Int32 = 0, wby: Int32 = 0, wbz: Int32 = 0
+    @usableFromInline var xx: Int32 = 0, xy: Int32 = 0, xz: Int32 = 0
     /// At 50 Hz and below, for readings that may fold a tap into a spike (`TamperSettings.mayAlias`):
     /// spikes are left out (above), a sample late (two with `pairs`).
     public let despike: Bool
     /// Faster than 25 Hz (a period under 40 ms, so 50 Hz), a tap can fall on two samples: runs
     /// of up to two are spikes, and each deviation is taken two samples late.
     public let pairs: Bool
-    /// The four deviations before this reading, the last first, mg (0 after a rest, a jolt or
-    /// a hold; within ±`shockMilliG`, as a larger one is a jolt and never kept), and whether the
-    /// last two were quiet.
-    @usableFromInline var px1: Int32 = 0, py1: Int32 = 0, pz1: Int32 = 0
-    @usableFromInline var px2: Int32 = 0, py2: Int32 = 0, pz2: Int32 = 0
-    @usableFromInline var px3: Int32 = 0, py3: Int32 = 0, pz3: Int32 = 0
-    @usableFromInline var px4: Int32 = 0, py4: Int32 = 0, pz4: Int32 = 0
+    /// Whether the velocity reads finely: with a gyroscope, on readings that fold no tap into a
+    /// spike (not `despike`). Then the dead zone and the quiet band are the chip's noise
+    /// (`gyroDeadZoneMilliG`, `gyroBandMilliG`) and the velocity counts once it has carried the
+    /// kiosk `travelUnits`; otherwise they are `deadZoneMilliG` and `turnBandMilliG`, as without
+    /// a gyroscope (a tap folded into a spike past the noise is not motion).
+    public let fine: Bool
     @usableFromInline var pquiet = true, pquiet2 = true
-    /// A sample period this long or longer (50 Hz and below) despikes, µs.
-    public static let despikePeriodMicros: Int64 = 20_000
-    /// The readings since the baseline last moved: their sums, how many, and when it moves
-    /// next.
-    @usableFromInline var ax: Int64 = 0, ay: Int64 = 0, az: Int64 = 0
-    @usableFromInline var an: Int64 = 0
-    @usableFromInline var due: Int64 = 0
+    @usableFromInline var started = false
+    /// Whether the last reading found the kiosk at rest: quiet, nothing in flight.
+    @usableFromInline var resting = false
     /// Whether the baseline is a single reading (after a restart or a reseat) that the first,
     /// short batch replaces with its mean.
     @usableFromInline var fresh = false
+    /// The side of the dead zone each axis was last past (`reversed`).
+    @usableFromInline var sx: Int8 = 0, sy: Int8 = 0, sz: Int8 = 0
+
+    /// A sample period this long or longer (50 Hz and below) despikes, µs.
+    public static let despikePeriodMicros: Int64 = 20_000
     /// Readings past ±2000 g (no chip reads that; a trace may say anything) count as ±2000 g in
     /// the turn, so that its products stay in range.
     @usableFromInline static let lim: Int64 = 2_000_000
@@ -129,22 +159,19 @@ public struct Movement: Sendable {
     /// in Q8) on every axis are nothing in flight (powers of two: one mask test each).
     public static let restVelocity: Int64 = 131_072
     public static let restTurn: Int64 = 256
-    /// Where a reading off the baseline stopped, and since when it has stayed within
-    /// `settleBandMilliG` of there (.min: the last reading was quiet).
-    @usableFromInline var held = Vec3.zero
-    @usableFromInline var heldSince: Int64 = .min
 
     /// A detector for samples every `periodMicros` that calls `speedMMs` (mm/s) held for
     /// `holdMillis` a move.
-    public init(periodMicros: Int64, speedMMs: Int32, holdMillis: Int32, despike: Bool = false) {
+    public init(periodMicros: Int64, speedMMs: Int32, holdMillis: Int32, despike: Bool = false, gyro: Bool = false) {
         period = Swift.max(periodMicros, 1)
         speed = Int64(speedMMs) * 100_000_000_000 / 980_665
         hold = Int64(holdMillis) * 1000
         leakQ16 = (period << 16) / Self.leakMicros
         baseQ20 = (period << 20) / Self.baselineMicros
-        lpQ16 = (period << 16) / (Self.turnTauMicros + period)
+        lpQ16 = Int32((period << 16) / (Self.turnTauMicros + period))
         self.despike = despike && period >= Self.despikePeriodMicros
         pairs = self.despike && period < 2 * Self.despikePeriodMicros
+        fine = gyro && !self.despike
     }
 
     /// The velocity now, mm/s per axis.
@@ -194,11 +221,12 @@ public struct Movement: Sendable {
             due = s.t &+ Self.firstBatchMicros
             fresh = true
             started = true
+            if fine { startRotation(s.gyro) }
         }
         let ex = x &- (bx >> 16), ey = y &- (by >> 16), ez = z &- (bz >> 16)
         ax &+= x; ay &+= y; az &+= z; an &+= 1
+        if fine { rotate(s.gyro) }
         if s.t >= due { moveBaseline(at: s.t) }
-        let band = Self.turnBandMilliG
         let quiet = ex.magnitude <= band.magnitude && ey.magnitude <= band.magnitude && ez.magnitude <= band.magnitude
         if endsEarly(a, ex, ey, ez, quiet: quiet, at: s.t) { return false }
         resting = false
@@ -210,18 +238,25 @@ public struct Movement: Sendable {
             hush()
             return false
         }
-        let (mx, my, mz, mquiet) = despike ? despiked(ex, ey, ez, quiet) : (ex, ey, ez, quiet)
-        let turned = turning(s.t, mquiet ? 0 : mx, mquiet ? 0 : my, mquiet ? 0 : mz)
-        vx = Self.step(vx, mx, period, leakQ16); vy = Self.step(vy, my, period, leakQ16); vz = Self.step(vz, mz, period, leakQ16)
+        // The velocity takes what the kiosk's rotation does not explain (with a gyroscope, a lean
+        // turns gravity across the chip and moves nothing); the turn takes the reading as it is.
+        let (kx, ky, kz) = fine ? rotated() : (0, 0, 0)
+        let (mx, my, mz, mquiet) = despike ? despiked(ex &- kx, ey &- ky, ez &- kz, quiet) : (ex &- kx, ey &- ky, ez &- kz, quiet)
+        // The turn's own band stays the chip's noise without a gyroscope: it reads the reading
+        // as it is, lean and all.
+        let still = mquiet || (fine && Self.within(mx &+ kx, my &+ ky, mz &+ kz, Self.turnBandMilliG))
+        let turned = turning(s.t, still ? 0 : mx &+ kx, still ? 0 : my &+ ky, still ? 0 : mz &+ kz)
+        vx = Self.step(vx, mx, dead, period, leakQ16); vy = Self.step(vy, my, dead, period, leakQ16); vz = Self.step(vz, mz, dead, period, leakQ16)
+        if fine { travel() }
         guard vx &* vx &+ vy &* vy &+ vz &* vz > speed &* speed else {
             since = .min
             return turned
         }
-        if since == .min || vx &* dx &+ vy &* dy &+ vz &* dz <= 0 {
+        if since == .min || vx &* Int64(dx) &+ vy &* Int64(dy) &+ vz &* Int64(dz) <= 0 {
             since = s.t
-            dx = vx; dy = vy; dz = vz
+            dx = Int32(truncatingIfNeeded: vx); dy = Int32(truncatingIfNeeded: vy); dz = Int32(truncatingIfNeeded: vz)
         }
-        return turned || s.t - since >= hold
+        return turned || (s.t - since >= hold && (!fine || far))
     }
 
     /// The ways a reading ends `update` before the velocity (which then says not moving): at rest
@@ -240,6 +275,7 @@ public struct Movement: Sendable {
                     vx = 0; vy = 0; vz = 0
                     lx = 0; ly = 0; lz = 0
                 }
+                xx = 0; xy = 0; xz = 0
                 since = .min
                 turnSince = .min
                 resting = true
@@ -268,23 +304,6 @@ public struct Movement: Sendable {
         return false
     }
 
-    /// Whether every axis of a velocity or a turn is within [-`bound`, `bound`), `bound` a power
-    /// of two: each shifted by it is under 2·`bound`, and so is their bitwise or.
-    @inlinable @inline(__always)
-    static func tiny(_ x: Int64, _ y: Int64, _ z: Int64, _ bound: Int64) -> Bool {
-        (UInt64(bitPattern: x &+ bound) | UInt64(bitPattern: y &+ bound) | UInt64(bitPattern: z &+ bound)) < UInt64(bitPattern: bound << 1)
-    }
-
-    /// Whether a reading off the baseline has stayed within `settleBandMilliG` of one place for
-    /// `settleMicros`; otherwise it becomes that place.
-    @inlinable @inline(__always)
-    mutating func settled(_ a: Vec3, _ t: Int64) -> Bool {
-        if heldSince != .min && (a - held).within(Self.settleBandMilliG) { return t &- heldSince >= Self.settleMicros }
-        held = a
-        heldSince = t
-        return false
-    }
-
     /// Puts the baseline at a reading where the kiosk has stood still off it: nothing in flight,
     /// no hold, the baseline's sums started afresh.
     @inlinable @inline(never)
@@ -296,6 +315,9 @@ public struct Movement: Sendable {
         fresh = true
         quietFrom = .min
         heldSince = .min
+        // The rotation starts from here; the rates summed so far belong to no batch.
+        rx = 0; ry = 0; rz = 0
+        wsx = 0; wsy = 0; wsz = 0
         hush()
     }
 
@@ -303,22 +325,11 @@ public struct Movement: Sendable {
     @inlinable @inline(__always)
     mutating func hush() {
         vx = 0; vy = 0; vz = 0
+        xx = 0; xy = 0; xz = 0
         since = .min
         lx = 0; ly = 0; lz = 0
         turnSince = .min
         forgetDeviations()
-    }
-
-    /// Forgets the deviations kept for despiking (kept only when despiking).
-    @inlinable @inline(__always)
-    mutating func forgetDeviations() {
-        guard despike else { return }
-        px1 = 0; py1 = 0; pz1 = 0
-        px2 = 0; py2 = 0; pz2 = 0
-        px3 = 0; py3 = 0; pz3 = 0
-        px4 = 0; py4 = 0; pz4 = 0
-        pquiet = true
-        pquiet2 = true
     }
 
     /// Narrows `box` to the readings for which `update` would only add the reading to the
@@ -331,7 +342,7 @@ public struct Movement: Sendable {
         guard resting else { return false }
         // The baseline is within the range of the readings it follows, so within Int32's.
         let center = Vec3(Int32(truncatingIfNeeded: bx >> 16), Int32(truncatingIfNeeded: by >> 16), Int32(truncatingIfNeeded: bz >> 16))
-        box.limit(around: center, within: Int32(Self.turnBandMilliG))
+        box.limit(around: center, within: Int32(band))
         box.limitTime(due)
         return true
     }
@@ -344,7 +355,8 @@ public struct Movement: Sendable {
     @inlinable
     public mutating func moveBaseline(at t: Int64) {
         guard t >= due else { return }
-        let n = an
+        let n = Int64(an)
+        if fine { moveBias(n) }
         if fresh && n > 0 {
             bx = (ax &<< 16) / n; by = (ay &<< 16) / n; bz = (az &<< 16) / n
             fresh = false
@@ -358,11 +370,13 @@ public struct Movement: Sendable {
         due = t &+ Self.batchMicros
     }
 
-    /// What `update` does with a reading in its `restBox`: adds it to the baseline's sums
-    /// (then, once the box's time is up, `moveBaseline`).
+    /// What `update` does with a reading in its `restBox`: adds it to the baseline's sums, and
+    /// its rotation (then, once the box's time is up, `moveBaseline`).
     @inlinable @inline(__always)
-    public mutating func rest(_ a: Vec3) {
+    public mutating func rest(_ s: Sample) {
+        let a = s.accel
         ax &+= Int64(a.x); ay &+= Int64(a.y); az &+= Int64(a.z)
         an &+= 1
+        if fine { rotate(s.gyro) }
     }
 }

@@ -18,16 +18,17 @@ extension Movement {
             let q = ((ex &* gx &+ ey &* gy &+ ez &* gz) << 16) / g2
             px = ex &- (gx &* q) / (1 << 16); py = ey &- (gy &* q) / (1 << 16); pz = ez &- (gz &* q) / (1 << 16)
         }
-        lx = Self.ease(lx, px << 8, lpQ16); ly = Self.ease(ly, py << 8, lpQ16); lz = Self.ease(lz, pz << 8, lpQ16)
+        let lp = Int64(lpQ16)
+        lx = Self.ease(lx, px << 8, lp); ly = Self.ease(ly, py << 8, lp); lz = Self.ease(lz, pz << 8, lp)
         let k: Int64 = Self.turnMilliG << 8
         let l2: Int64 = lx &* lx &+ ly &* ly &+ lz &* lz
         guard l2 > k * k else {
             turnSince = .min
             return false
         }
-        if turnSince == .min || lx &* tx &+ ly &* ty &+ lz &* tz <= 0 {
+        if turnSince == .min || lx &* Int64(tx) &+ ly &* Int64(ty) &+ lz &* Int64(tz) <= 0 {
             turnSince = t
-            tx = lx; ty = ly; tz = lz
+            tx = Int32(truncatingIfNeeded: lx); ty = Int32(truncatingIfNeeded: ly); tz = Int32(truncatingIfNeeded: lz)
         }
         return t - turnSince >= Self.turnMicros
     }
@@ -60,8 +61,7 @@ extension Movement {
     /// period, less the leak (rounded half away from zero, and at least 1 so that a velocity
     /// left alone reaches zero), kept within ±10 m/s.
     @inlinable
-    static func step(_ v: Int64, _ e: Int64, _ period: Int64, _ leakQ16: Int64) -> Int64 {
-        let d = Int64(Self.deadZoneMilliG)
+    static func step(_ v: Int64, _ e: Int64, _ d: Int64, _ period: Int64, _ leakQ16: Int64) -> Int64 {
         let past = e > d ? e &- d : (e < -d ? e &+ d : 0)
         let leak = v > 0 ? Swift.max((v &* leakQ16 &+ (1 << 15)) >> 16, 1) : (v < 0 ? 0 &- Swift.max(((0 &- v) &* leakQ16 &+ (1 << 15)) >> 16, 1) : 0)
         return Swift.min(Swift.max(v &+ past &* period &- leak, -Self.limit), Self.limit)
@@ -133,5 +133,34 @@ extension Movement {
         let before = side(b1) == s, after = side(a1) == s
         let long = (before && side(b2) == s) || (before && after) || (after && side(a2) == s)
         return long ? Int64(mid) : 0
+    }
+
+    /// Forgets the deviations kept for despiking (kept only when despiking).
+    @inlinable @inline(__always)
+    mutating func forgetDeviations() {
+        guard despike else { return }
+        px1 = 0; py1 = 0; pz1 = 0
+        px2 = 0; py2 = 0; pz2 = 0
+        px3 = 0; py3 = 0; pz3 = 0
+        px4 = 0; py4 = 0; pz4 = 0
+        pquiet = true
+        pquiet2 = true
+    }
+
+    /// Whether every axis of a velocity or a turn is within [-`bound`, `bound`), `bound` a power
+    /// of two: each shifted by it is under 2·`bound`, and so is their bitwise or.
+    @inlinable @inline(__always)
+    static func tiny(_ x: Int64, _ y: Int64, _ z: Int64, _ bound: Int64) -> Bool {
+        (UInt64(bitPattern: x &+ bound) | UInt64(bitPattern: y &+ bound) | UInt64(bitPattern: z &+ bound)) < UInt64(bitPattern: bound << 1)
+    }
+
+    /// Whether a reading off the baseline has stayed within `settleBandMilliG` of one place for
+    /// `settleMicros`; otherwise it becomes that place.
+    @inlinable @inline(__always)
+    mutating func settled(_ a: Vec3, _ t: Int64) -> Bool {
+        if heldSince != .min && (a - held).within(Self.settleBandMilliG) { return t &- heldSince >= Self.settleMicros }
+        held = a
+        heldSince = t
+        return false
     }
 }

@@ -34,10 +34,11 @@ public struct Tamper: Sendable {
     @usableFromInline var reference = Vec3.zero
     @usableFromInline var reference2: Int64 = 0
     @usableFromInline var bucketEnd: Int64 = .min
-    @usableFromInline var bucketMoved = false
     @usableFromInline var lastFired: Int64 = .min
-    /// Why the detector last fired (nil: not since it was armed).
+    /// Why the detector last fired (nil: not since it was armed). The flags follow the 64-bit
+    /// state, so that they pack.
     @usableFromInline var lastCause: Cause?
+    @usableFromInline var bucketMoved = false
     /// Whether the gravity estimate was tilted when the rest box was made (it does not change on
     /// the rest path).
     @usableFromInline var restTilted = false
@@ -45,11 +46,11 @@ public struct Tamper: Sendable {
     @usableFromInline var restMayFire = false
 
     /// A detector with `settings`, for samples every `periodMicros`.
-    public init(settings s: TamperSettings, periodMicros: Int64) {
+    public init(settings s: TamperSettings, periodMicros: Int64, gyro: Bool = false) {
         let c = Int64(Trig.cosQ15(deciDegrees: s.tiltDeci))
         cos2Q30 = c * c
         holdoff = Int64(s.holdoffMillis) * Units.microsPerMilli
-        movement = Movement(periodMicros: periodMicros, speedMMs: s.moveSpeedMMs, holdMillis: s.moveMillis, despike: s.mayAlias)
+        movement = Movement(periodMicros: periodMicros, speedMMs: s.moveSpeedMMs, holdMillis: s.moveMillis, despike: s.mayAlias, gyro: gyro)
     }
 
     /// Whether the detector is armed.
@@ -138,7 +139,7 @@ public struct Tamper: Sendable {
     @inlinable @inline(__always)
     public mutating func rest(_ s: Sample) -> Bool {
         guard armed else { return false }
-        movement.rest(s.accel)
+        movement.rest(s)
         guard s.t >= bucketEnd else { return false }
         if !restMayFire {
             // At rest, upright, nothing moved: the bucket only moves on.

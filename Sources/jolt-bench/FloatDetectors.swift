@@ -305,7 +305,7 @@ struct FloatDefaultDetectors {
         var e = Events()
         if let p = shake.update(s.t, a, g) { e.formUnion(.shake(p)) }
         if let f = flip.update(s.t, a, w) { e.formUnion(.flip(f)) }
-        if tamper.update(s.t, a, g) { e.formUnion(.tamper) }
+        if tamper.update(s.t, a, w, g) { e.formUnion(.tamper) }
         return e
     }
 

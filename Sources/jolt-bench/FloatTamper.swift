@@ -5,9 +5,15 @@ import JoltCore
 
 /// The tamper detector in floating point: the same movement (a leaky velocity past a dead zone
 /// around a slow baseline, zeroed by jolts and rings) and the same tilt test, in g and seconds.
+/// With a gyroscope (`fine`, MovementGyro.swift), the rotation since the baseline in degrees,
+/// the bias in dps, and the distance the velocity has carried the kiosk in g·s².
 struct FloatMovement {
     let period: Real, speed: Real, hold: Int64, leak: Real, gain: Real
     let dead: Real = 0.025, shock: Real = 0.45
+    let fine: Bool, pastDead: Real
+    var r: (Real, Real, Real) = (0, 0, 0), wb: (Real, Real, Real) = (0, 0, 0), ws: (Real, Real, Real) = (0, 0, 0)
+    var x: (Real, Real, Real) = (0, 0, 0)
+    let travelLeak: Real, travel: Real = 0.01 / 9.80665
     /// At 50 Hz and below, each deviation a sample late, lone spikes left out (Movement.despike);
     /// at 50 Hz two samples late, runs of up to two left out (Movement.pairs).
     let despike: Bool, pairs: Bool
@@ -18,7 +24,7 @@ struct FloatMovement {
     var b: (Real, Real, Real) = (0, 0, 0), v: (Real, Real, Real) = (0, 0, 0), d: (Real, Real, Real) = (0, 0, 0)
     var since: Int64 = .min, quietFrom: Int64 = .min, lastReversal: Int64 = .min
     var signs: (Int, Int, Int) = (0, 0, 0)
-    let turnLimit: Real = 0.030, turnHold: Int64 = 60_000, band: Real = 0.017, lp: Real
+    let turnLimit: Real = 0.030, turnHold: Int64 = 60_000, turnBand: Real = 0.017, band: Real, lp: Real
     var l: (Real, Real, Real) = (0, 0, 0), turnDir: (Real, Real, Real) = (0, 0, 0)
     var turnSince: Int64 = .min
     /// Off the baseline and still (within 40 mg for 1 s): the baseline moves there.
@@ -34,6 +40,10 @@ struct FloatMovement {
         lp = period / (0.04 + period)
         despike = s.tamper.mayAlias && s.periodMicros >= Movement.despikePeriodMicros
         pairs = despike && s.periodMicros < 2 * Movement.despikePeriodMicros
+        fine = s.gyro && !despike
+        pastDead = fine ? 0.008 : dead
+        band = fine ? 0.012 : turnBand
+        travelLeak = period / 2
     }
 
     mutating func restart() {
@@ -46,6 +56,7 @@ struct FloatMovement {
 
     mutating func hush() {
         v = (0, 0, 0)
+        x = (0, 0, 0)
         since = .min
         l = (0, 0, 0)
         turnSince = .min
@@ -69,6 +80,7 @@ struct FloatMovement {
         fresh = true
         quietFrom = .min
         heldSince = .min
+        r = (0, 0, 0); ws = (0, 0, 0)
         hush()
     }
 
@@ -99,17 +111,22 @@ struct FloatMovement {
 
     /// The reading less the baseline; the baseline moves every 2 s, toward the mean of the
     /// readings since.
-    mutating func deviation(_ t: Int64, _ a: (Real, Real, Real)) -> (Real, Real, Real) {
+    mutating func deviation(_ t: Int64, _ a: (Real, Real, Real), _ w: (Real, Real, Real)) -> (Real, Real, Real) {
         if !started {
             b = a
             sum = (0, 0, 0); n = 0
             due = t + 100_000
             fresh = true
             started = true
+            wb = w; ws = (0, 0, 0); r = (0, 0, 0)
         }
         let e = (a.0 - b.0, a.1 - b.1, a.2 - b.2)
         sum = (sum.0 + a.0, sum.1 + a.1, sum.2 + a.2)
         n += 1
+        if fine {
+            ws = (ws.0 + w.0, ws.1 + w.1, ws.2 + w.2)
+            if t >= due { moveBias() }
+        }
         if t >= due && fresh {
             // The first, short batch after a single reading became the baseline: its mean.
             b = (sum.0 / n, sum.1 / n, sum.2 / n)
@@ -124,9 +141,37 @@ struct FloatMovement {
         return e
     }
 
+    /// The rotation since the baseline, degrees: at the batch's start, and the rates since less
+    /// the bias.
+    func turned() -> (Real, Real, Real) {
+        (r.0 + (ws.0 - n * wb.0) * period, r.1 + (ws.1 - n * wb.1) * period, r.2 + (ws.2 - n * wb.2) * period)
+    }
+
+    /// At a batch: the bias to the batch's mean rate after a restart (the rotation afresh), else
+    /// toward it by the baseline's gain, the rotation fading by it.
+    mutating func moveBias() {
+        if fresh {
+            wb = (ws.0 / n, ws.1 / n, ws.2 / n)
+            r = (0, 0, 0)
+        } else {
+            r = turned()
+            wb = (wb.0 + (ws.0 - n * wb.0) * gain, wb.1 + (ws.1 - n * wb.1) * gain, wb.2 + (ws.2 - n * wb.2) * gain)
+            let k = 1 - n * gain
+            r = (r.0 * k, r.1 * k, r.2 * k)
+        }
+        ws = (0, 0, 0)
+    }
+
+    /// What the rotation does to gravity, g: the baseline crossed with the rotation in radians.
+    func rotated() -> (Real, Real, Real) {
+        let (a, c, d) = turned()
+        let q = (a * .pi / 180, c * .pi / 180, d * .pi / 180)
+        return (b.1 * q.2 - b.2 * q.1, b.2 * q.0 - b.0 * q.2, b.0 * q.1 - b.1 * q.0)
+    }
+
     /// At 50 Hz and below, the last deviation, 0 on an axis where it is a lone spike, and
-    /// whether it was quiet (the current one kept unless `rested`).
-    mutating func despiked(_ e: (Real, Real, Real), quiet: Bool, rested: Bool) -> ((Real, Real, Real), Bool) {
+    /// whether it was quiet (the current one kept).
+    mutating func despiked(_ e: (Real, Real, Real), quiet: Bool) -> ((Real, Real, Real), Bool) {
         guard despike else { return (e, quiet) }
         func unlessLone(_ b: Real, _ m: Real, _ a: Real) -> Real {
             if m > dead { return b > dead || a > dead ? m : 0 }
@@ -143,22 +188,19 @@ struct FloatMovement {
         let out = pairs
             ? ((unlessPair(p4.0, p3.0, p2.0, p1.0, e.0), unlessPair(p4.1, p3.1, p2.1, p1.1, e.1), unlessPair(p4.2, p3.2, p2.2, p1.2, e.2)), pquiet2)
             : ((unlessLone(p2.0, p1.0, e.0), unlessLone(p2.1, p1.1, e.1), unlessLone(p2.2, p1.2, e.2)), pquiet)
-        if !rested {
-            p4 = p3
-            p3 = p2
-            p2 = p1
-            p1 = e
-            pquiet2 = pquiet
-            pquiet = quiet
-        }
+        p4 = p3
+        p3 = p2
+        p2 = p1
+        p1 = e
+        pquiet2 = pquiet
+        pquiet = quiet
         return out
     }
 
-    mutating func update(_ t: Int64, _ a: (Real, Real, Real)) -> Bool {
-        let e = deviation(t, a)
+    mutating func update(_ t: Int64, _ a: (Real, Real, Real), _ w: (Real, Real, Real)) -> Bool {
+        let e = deviation(t, a, w)
         let size = max(abs(e.0), abs(e.1), abs(e.2))
         let jolt = size > shock
-        var rested = false   // the fixed-point detector ends here, its median emptied
         if size <= band {
             heldSince = .min
             // What is left in flight on a quiet reading, under 1.3 mm/s and 1 mg, is nothing.
@@ -166,8 +208,12 @@ struct FloatMovement {
             if max(abs(v.0), abs(v.1), abs(v.2)) < 1.31072e-4 && max(abs(l.0), abs(l.1), abs(l.2)) < 0.001 {
                 v = (0, 0, 0)
                 l = (0, 0, 0)
+                x = (0, 0, 0)
                 p1 = (0, 0, 0); p2 = (0, 0, 0); p3 = (0, 0, 0); p4 = (0, 0, 0); pquiet = true; pquiet2 = true
-                rested = true
+                // At rest, as the fixed-point detector ends here.
+                since = .min
+                turnSince = .min
+                return false
             }
         } else if settled(t, a) {
             reseat(t, a)
@@ -189,10 +235,14 @@ struct FloatMovement {
             hush()
             return false
         }
-        let (m, mquiet) = despiked(e, quiet: size <= band, rested: rested)
-        let turned = turning(t, m, quiet: mquiet)
-        func past(_ x: Real) -> Real { x > dead ? x - dead : (x < -dead ? x + dead : 0) }
+        // With a gyroscope, the velocity takes what the rotation does not explain; the turn
+        // takes the reading as it is.
+        let (m, mquiet) = fine ? (subtract(e, rotated()), size <= band) : despiked(e, quiet: size <= band)
+        let still = mquiet || (fine && max(abs(e.0), abs(e.1), abs(e.2)) <= turnBand)
+        let turned = turning(t, fine ? e : m, quiet: still)
+        func past(_ x: Real) -> Real { x > pastDead ? x - pastDead : (x < -pastDead ? x + pastDead : 0) }
         v = (v.0 + past(m.0) * period - v.0 * leak, v.1 + past(m.1) * period - v.1 * leak, v.2 + past(m.2) * period - v.2 * leak)
+        if fine { x = (x.0 + v.0 * period - x.0 * travelLeak, x.1 + v.1 * period - x.1 * travelLeak, x.2 + v.2 * period - x.2 * travelLeak) }
         guard v.0 * v.0 + v.1 * v.1 + v.2 * v.2 > speed * speed else {
             since = .min
             return turned
@@ -201,7 +251,12 @@ struct FloatMovement {
             since = t
             d = v
         }
-        return turned || t - since >= hold
+        let far = x.0 * x.0 + x.1 * x.1 + x.2 * x.2 > travel * travel
+        return turned || (t - since >= hold && (!fine || far))
+    }
+
+    func subtract(_ a: (Real, Real, Real), _ b: (Real, Real, Real)) -> (Real, Real, Real) {
+        (a.0 - b.0, a.1 - b.1, a.2 - b.2)
     }
 }
 
@@ -230,9 +285,9 @@ struct FloatTamper {
         lastFired = .min
     }
 
-    mutating func update(_ t: Int64, _ a: (Real, Real, Real), _ g: (Real, Real, Real)) -> Bool {
+    mutating func update(_ t: Int64, _ a: (Real, Real, Real), _ w: (Real, Real, Real), _ g: (Real, Real, Real)) -> Bool {
         guard armed else { return false }
-        if movement.update(t, a) { bucketMoved = true }
+        if movement.update(t, a, w) { bucketMoved = true }
         if t < bucketEnd { return false }
         if bucketEnd == .min {
             bucketEnd = t + 20_000

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import JoltCore
+
+/// With a gyroscope, the movement measures a lean and takes it off (MovementGyro.swift): a lean
+/// moves nothing, and a drag too gentle for the accelerometer alone is caught.
+@Suite("Movement with a gyroscope: a lean is a turn, a drag is a drag")
+struct MovementGyroTests {
+    /// A level kiosk read at 100 Hz for `seconds`: from 1 s, turned about y by `tilt(t)` degrees
+    /// (the gyroscope reads the rate, plus `bias` mdps on every axis) and pushed along x by
+    /// `push(t)` mg, with a fixed ±3 mg pattern of noise. When `gyro` is false the detector
+    /// reads the accelerometer alone; `blind` keeps the gyroscope but hides the turn from it.
+    struct Kiosk {
+        var seconds: Double
+        var tilt: (Double) -> Double = { _ in 0 }
+        var push: (Double) -> Double = { _ in 0 }
+        var bias: Int32 = 0
+
+        func run(gyro: Bool, blind: Bool = false) -> (fired: [Int64], topSpeed: Int64) {
+            var m = Movement(periodMicros: 10_000, speedMMs: 20, holdMillis: 120, gyro: gyro)
+            var fired: [Int64] = [], top: Int64 = 0
+            let noise: [Int32] = [3, -1, 0, 2, -3, 1, -2, 0, 1, -1, 2, -2]
+            for i in 0..<Int(seconds * 100) {
+                let t = Double(i) / 100, u = t - 1
+                let deg = u < 0 ? 0 : tilt(u), a = u < 0 ? 0 : push(u)
+                let rate = u < 0 ? 0 : (tilt(u + 0.005) - tilt(u - 0.005)) / 0.01   // °/s
+                let r = deg * .pi / 180
+                let n = noise[i % noise.count]
+                // Turned by +r about y, the chip's x axis tips down: gravity reads −sin r along it.
+                let accel = Vec3(Int32((a - 1000 * sin(r)).rounded()) + n, n, Int32((1000 * cos(r)).rounded()) - n)
+                let w = Vec3(bias, (blind ? 0 : Int32((rate * 1000).rounded())) + bias, bias)
+                let s = Sample(t: Int64(i) * 10_000, accel: accel, gyro: w)
+                if m.update(s) { fired.append(s.t) }
+                let v = m.velocityMMs
+                top = max(top, abs(v.x), abs(v.y), abs(v.z))
+            }
+            return (fired, top)
+        }
+    }
+
+    /// A lean of `deg`, eased in over 0.4 s, held `hold` s and eased out.
+    static func lean(_ deg: Double, hold: Double) -> (Double) -> Double {
+        { u in
+            let ease = { (x: Double) in x <= 0 ? 0 : x >= 1 ? 1 : x * x * x * (10 - 15 * x + 6 * x * x) }
+            return deg * (ease(u / 0.4) - ease((u - 0.4 - hold) / 0.4))
+        }
+    }
+
+    @Test("a customer's 1.2° lean (21 mg across the chip) moves nothing when the gyroscope measures it; hidden from it, it reads as a push")
+    func leanMovesNothing() {
+        let k = Kiosk(seconds: 10, tilt: Self.lean(1.2, hold: 5))
+        let measured = k.run(gyro: true)
+        #expect(measured.fired.isEmpty, "fired at \(measured.fired)")
+        #expect(measured.topSpeed < 5, "top speed \(measured.topSpeed) mm/s")
+        let hidden = k.run(gyro: true, blind: true)
+        #expect(!hidden.fired.isEmpty || hidden.topSpeed >= 20, "the same readings without the turn: \(hidden.topSpeed) mm/s")
+    }
+
+    @Test("a gyroscope 1 °/s off zero on every axis is learnt at rest: a minute armed, and a lean in it, fire nothing")
+    func biasIsLearnt() {
+        let k = Kiosk(seconds: 60, tilt: { u in u > 30 ? Self.lean(0.8, hold: 3)(u - 30) : 0 }, bias: 1000)
+        let r = k.run(gyro: true)
+        #expect(r.fired.isEmpty, "fired at \(r.fired)")
+    }
+
+    @Test("a gentle drag, 15 cm over 1.8 s tilting the kiosk 0.5°, is caught with the gyroscope while the kiosk still speeds up, far sooner than by the accelerometer alone")
+    func gentleDrag() throws {
+        // Minimum-jerk 15 cm in 1.8 s: acceleration d/T²·(60x − 180x² + 120x³) peaks at 27 mg; the
+        // tilt takes 9 mg off it on the chip's x axis, under the accelerometer's 25 mg dead zone.
+        let d = 0.15, T = 1.8
+        let push: (Double) -> Double = { u in
+            guard u > 0 && u < T else { return 0 }
+            let x = u / T
+            return d / (T * T) * (60 * x - 180 * x * x + 120 * x * x * x) / 9.80665 * 1000
+        }
+        let k = Kiosk(seconds: 6, tilt: { u in u < 0 ? 0 : 0.5 * min(u / 0.2, 1) * (u < T ? 1 : max(0, 1 - (u - T) / 0.2)) }, push: push)
+        let with = k.run(gyro: true)
+        let first = try #require(with.fired.first, "missed; top speed \(with.topSpeed) mm/s")
+        #expect(first < 1_000_000 + Int64(T / 2 * 1_000_000), "fired at \(first) µs, once the kiosk slowed")
+        // Alone, the accelerometer sees the push less the tilt, under its dead zone, until the
+        // kiosk brakes and the two add up.
+        let alone = k.run(gyro: false).fired.first ?? .max
+        #expect(alone >= first + 400_000, "the accelerometer alone fired at \(alone) µs, the gyroscope at \(first)")
+    }
+
+    @Test("a kiosk rocked ±30 mg at 1.5 Hz passes the speed each half-cycle but travels 3 mm: not a theft")
+    func wobbleIsNotTravel() {
+        let r = Kiosk(seconds: 8, push: { u in u < 4 ? 30 * sin(2 * .pi * 1.5 * u) : 0 }).run(gyro: true)
+        #expect(r.topSpeed >= 20, "top speed \(r.topSpeed) mm/s: the speed alone would not have been passed")
+        #expect(r.fired.isEmpty, "fired at \(r.fired)")
+    }
+}
