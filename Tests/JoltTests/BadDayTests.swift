@@ -89,12 +89,14 @@ struct BadDayTests {
     func staleTemporaries() throws {
         let dir = NSTemporaryDirectory() + "jolt-state-\(UUID())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        for name in ["alarm.json.tmp-4242", "alarm.json.tmp-77", "remote-commands.json.tmp-4242", "alarm.json", "notes.txt"] {
+        // Left by other processes: never this one's pid, which a fresh machine may well give out.
+        let a = String(ThisProcess.id + 1), b = String(ThisProcess.id + 2)
+        for name in ["alarm.json.tmp-" + a, "alarm.json.tmp-" + b, "remote-commands.json.tmp-" + a, "alarm.json", "notes.txt"] {
             #expect(FileManager.default.createFile(atPath: dir + "/" + name, contents: Data("{}".utf8)))
         }
         let evidence = dir + "/evidence"
         try FileManager.default.createDirectory(atPath: evidence, withIntermediateDirectories: true)
-        for name in ["alarm-2026-12-05T10-00-00Z.csv", "alarm-2026-12-05T11-00-00Z.csv.tmp-4242"] {
+        for name in ["alarm-2026-12-05T10-00-00Z.csv", "alarm-2026-12-05T11-00-00Z.csv.tmp-" + a] {
             #expect(FileManager.default.createFile(atPath: evidence + "/" + name, contents: Data("# jolt-trace v1\n".utf8)))
         }
         _ = try AlarmStore(directory: dir)
