@@ -334,7 +334,10 @@ package enum ControlClient {
             throw JoltError(.noPermission, "permission denied on \(tried): only the socket's owner and group may use it (add yourself to its group, e.g. sudo adduser $USER jolt)")
         default:
             let where_ = explicit ?? paths.joined(separator: " or ")
-            throw JoltError(.unavailable, "no running jolt at \(where_) (\(lastError.name)): start it (jolt run, or systemctl start jolt), or give --socket (a simulated board opens a socket only with an alarm or control.socket in its profile)")
+            if explicit == nil, let other = JoltProcess.all().first {
+                throw JoltError(.unavailable, "a jolt runs (pid \(other.pid): \(other.command.prefix(240))) but has no control socket at \(where_): a simulated board opens one only with an alarm or control.socket in its profile; give it control.socket and --socket here, or see its log for why it has none")
+            }
+            throw JoltError(.unavailable, "no running jolt at \(where_) (\(lastError.name)): start it (jolt run, or systemctl start jolt), or give --socket")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import JoltConfig
 @testable import JoltSupport
+@testable import JoltControl
 import JoltTestSupport
 import JoltLinux
 import Testing
@@ -244,5 +245,42 @@ struct CalibrateWritableTests {
         let r = joltAsNobody(["calibrate", "--board", target, "-o", target, "--seconds", "5"])
         #expect(r.code == 77 && r.error.contains("\(target): not writable (EACCES)"), "\(r)")
         #expect(Date().timeIntervalSince(t0) < 4, "it measured for 5 s before refusing")
+    }
+}
+
+@Suite("jolt status: running without a socket, or nothing running")
+struct StatusWithoutSocketTests {
+    @Test("a made-up /proc: jolt run is found, swift run's parent, jolt status and other programs are not")
+    func findsRuns() throws {
+        let proc = NSTemporaryDirectory() + "jolt-proc-\(UUID())"
+        let rows: [(String, [String])] = [("31", ["/usr/bin/jolt", "run", "--board", "sim.json"]), ("7", [".build/debug/jolt", "run"]),
+                                          ("40", ["swift", "run", "jolt", "run"]), ("41", ["jolt", "status"]), ("42", ["/bin/joltish", "run"]), ("self", ["jolt", "run"])]
+        for (pid, args) in rows {
+            try FileManager.default.createDirectory(atPath: proc + "/" + pid, withIntermediateDirectories: true)
+            let bytes: [UInt8] = args.flatMap { Array($0.utf8) + [0] }
+            #expect(FileManager.default.createFile(atPath: proc + "/\(pid)/cmdline", contents: Data(bytes)))
+        }
+        let found = JoltProcess.all(proc: proc)
+        #expect(found == [JoltProcess(pid: 7, command: ".build/debug/jolt run"), JoltProcess(pid: 31, command: "/usr/bin/jolt run --board sim.json")], "\(found)")
+        #expect(JoltProcess.all(proc: proc + "/none").isEmpty)
+    }
+
+    @Test("a simulated board without an alarm opens no socket: jolt status says a jolt runs, with its pid and why it cannot be reached")
+    func runningWithoutSocket() throws {
+        try UsualSocketPlaces.shared.exclusively {
+            let runtime = NSTemporaryDirectory() + "jolt-xdg-\(UUID().uuidString.prefix(6))"
+            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            defer { try? FileManager.default.removeItem(atPath: runtime) }
+            let env = ["XDG_RUNTIME_DIR": runtime, "RUNTIME_DIRECTORY": ""]
+            let text = try String(contentsOfFile: packageRoot + "/boards/sim.json", encoding: .utf8).edited("\"motion\": \"demo\"", "\"motion\": \"rest\"")
+            let run = try BackgroundJolt(["run", "--board", tempFile(text, name: "quiet-sim.json"), "--seconds", "60"], environment: env)
+            defer { _ = run.stop() }
+            #expect(run.wait(for: "MPU6050"), "\(run.stderr)")
+            try #require(!FileManager.default.fileExists(atPath: "/run/jolt/jolt.sock"), "a jolt service runs on this machine")
+            let r = joltBinary(["status"], environment: env)
+            #expect(r.code == ExitCode.unavailable.rawValue, "\(r)")
+            #expect(r.error.contains("a jolt runs (pid ") && r.error.contains("no control socket") && r.error.contains("control.socket"), "\(r.error)")
+            #expect(JoltProcess.all().contains { $0.pid == run.process.processIdentifier && $0.command.hasSuffix("--seconds 60") })
+        }
     }
 }
