@@ -282,6 +282,16 @@ struct SoakTests {
         #expect(out.text.contains("shakes            \(r.shakes) of \(r.shakes) detected"))
     }
 
+    @Test("progress on standard error whatever it is (a pipe here): a line each tenth of a short run, none with --quiet")
+    func progressToAPipe() {
+        let r = joltBinary(["soak", "--hours", "0.2", "--seed", "3"])
+        let lines = r.error.split(separator: "\n").filter { $0.hasPrefix("jolt: soak: ") }
+        #expect(r.code == 0 && lines.count >= 9 && lines.count <= 10, "\(r)")
+        #expect(lines.first?.hasPrefix("jolt: soak: 0.02 of 0.2 h, ") == true && lines.first?.contains(" MiB") == true, "\(lines)")
+        let quiet = joltBinary(["soak", "--hours", "0.2", "--seed", "3", "--quiet"])
+        #expect(quiet.code == 0 && !quiet.error.contains("jolt: soak: ") && quiet.out.contains("verdict           PASS"), "\(quiet)")
+    }
+
     @Test("the soak's check fails a run that missed a gesture, repeated a fault report, or raised a stray shake")
     func checkCanFail() {
         let soak = SoakCommand(options: SoakCommand.Options())

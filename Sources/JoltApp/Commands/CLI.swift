@@ -315,7 +315,7 @@ public enum JoltCLI {
     }
 
     static func soak(_ args: [String], out: TextOutput) throws(JoltError) {
-        let a = try Arguments(command: "soak", args, valued: ["--hours", "--seed", "--rate", "--chip"], flags: ["--json", "--no-fifo"])
+        let a = try Arguments(command: "soak", args, valued: ["--hours", "--seed", "--rate", "--chip"], flags: ["--json", "--no-fifo", "--quiet"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt soak: unexpected argument '\(a.positional[0])' (see jolt soak --help)") }
         var o = SoakCommand.Options()
         if let h = try a.fixed("--hours", places: 3, range: 100...8_760_000, unit: "h") { o.hours = Double(h) / 1000 }
@@ -336,7 +336,7 @@ public enum JoltCLI {
         }
         o.fifo = !a.flag("--no-fifo")
         o.json = a.flag("--json")
-        o.progress = !o.json && TextOutput.standardError.isTerminal
+        o.progress = !a.flag("--quiet")
         let soak = SoakCommand(options: o)
         let report = try soak.run(out: out)
         soak.print(report, out: out)

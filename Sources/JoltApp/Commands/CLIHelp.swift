@@ -172,7 +172,7 @@ extension JoltCLI {
             examples: ["jolt eval", "jolt eval --rate 400 Tests/Data/wrist-imu", "jolt eval --json --gate", "jolt eval --tamper --rate 100"]),
         CommandHelp(
             name: "soak", summary: "live a day (or a month) of a kiosk on the simulated board, faults and all, in minutes",
-            usage: "jolt soak [--hours H] [--seed N] [--rate HZ] [--chip NAME] [--no-fifo] [--json]",
+            usage: "jolt soak [--hours H] [--seed N] [--rate HZ] [--chip NAME] [--no-fifo] [--json] [--quiet]",
             details: """
                 Plans H hours of motion from the seed: rests of 20-70 s with a shake or a flip between them,
                 and in about a third of the rests a fault (the chip unplugged for seconds, or for minutes
@@ -189,6 +189,7 @@ extension JoltCLI {
                 ("--chip NAME", "the simulated chip: " + ChipRegistry.names.joined(separator: ", ") + " (the first is the default)"),
                 ("--no-fifo", "read each sample instead of draining the FIFO"),
                 ("--json", "the figures as one JSON object"),
+                ("--quiet", "no progress lines on standard error (one each simulated hour, or each tenth of a shorter run)"),
             ],
             examples: ["jolt soak", "jolt soak --hours 168 --seed 7", "jolt soak --chip adxl345 --no-fifo --hours 2"]),
         CommandHelp(

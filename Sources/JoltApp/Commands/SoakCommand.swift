@@ -32,7 +32,7 @@ struct SoakCommand {
         var chip = ChipRegistry.names[0]
         var fifo = true
         var json = false
-        /// Print progress on standard error each simulated hour.
+        /// Print progress on standard error: each simulated hour, or each tenth of a shorter run.
         var progress = true
     }
 
@@ -291,18 +291,22 @@ struct SoakCommand {
     }
 }
 
-/// What a soak watches in its run: the events it checks, memory once warm, an hourly line.
+/// What a soak watches in its run: the events it checks, memory once warm, a progress line.
 final class SoakWatcher: RunWatcher {
     var events: [(EventRecord.Kind, Int64)] = []
     var rssWarm = 0
     let warmAt: Int64
-    var nextHour: Int64 = 3_600_000_000
     let hours: Double
     let progress: Bool
+    /// Sim time between progress lines, µs: an hour, or a tenth of a shorter run.
+    let every: Int64
+    var next: Int64
 
     init(hours: Double, progress: Bool) {
         self.hours = hours
         self.progress = progress
+        every = Int64(min(3600, hours * 360) * 1e6)
+        next = every
         warmAt = Int64(min(3600, hours * 900) * 1e6)
         events.reserveCapacity(Int(hours * 400))
     }
@@ -316,12 +320,12 @@ final class SoakWatcher: RunWatcher {
 
     func woke(now: Int64) -> Bool {
         if rssWarm == 0 && now >= warmAt { rssWarm = SoakCommand.residentBytes().rss }
-        guard now >= nextHour else { return false }
+        guard now >= next else { return false }
         if progress {
-            TextOutput.standardError.write("jolt: soak: \(nextHour / 3_600_000_000) of \(EventRecord.seconds(Int64(hours * 1e6))) h, \(counted(events.count, "event")), RSS \(SoakCommand.mib(SoakCommand.residentBytes().rss)) MiB\n")
+            TextOutput.standardError.write("jolt: soak: \(EventRecord.seconds(next / 3600)) of \(EventRecord.seconds(Int64(hours * 1e6))) h, \(counted(events.count, "event")), RSS \(SoakCommand.mib(SoakCommand.residentBytes().rss)) MiB\n")
             TextOutput.standardError.flush()
         }
-        nextHour += 3_600_000_000
+        next += every
         return false
     }
 }
