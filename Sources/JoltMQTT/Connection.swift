@@ -85,5 +85,12 @@ final class MQTTConnection {
         if rc == Int32(MOSQ_ERR_ERRNO.rawValue) { return Errno.current.description }
         return String(cString: mosquitto_strerror(rc))
     }
-    static func refusal(_ rc: Int32) -> String { String(cString: mosquitto_connack_string(rc)) }
+    /// libmosquitto's words for a CONNACK code, as a clause: "Connection Refused: not
+    /// authorised." reads "not authorised" after "refused the connection: ".
+    static func refusal(_ rc: Int32) -> String {
+        var s = Substring(String(cString: mosquitto_connack_string(rc)))
+        if s.hasPrefix("Connection Refused: ") { s = s.dropFirst("Connection Refused: ".count) }
+        while s.last == "." { s = s.dropLast() }
+        return String(s)
+    }
 }

@@ -186,11 +186,18 @@ public enum Log {
     nonisolated(unsafe) public static var verbose = true
     /// When true, nothing is logged (a soak checks and reports the run's faults itself).
     nonisolated(unsafe) public static var silent = false
+    /// True while a progress bar holds stderr's last line, unended: a log line clears it first,
+    /// so that it starts a line of its own (the bar is drawn again below it).
+    nonisolated(unsafe) package static var barShown = false
 
     package static func line(_ priority: Int, _ tag: String, _ message: String) {
         if silent { return }
         let text = toJournal ? "<\(priority)>\(message)\n" : "jolt: \(tag)\(message)\n"
         TextOutput.standardOutput.flush()
+        if barShown {
+            barShown = false
+            TextOutput.standardError.write("\r\u{1B}[K")
+        }
         TextOutput.standardError.write(text)
         TextOutput.standardError.flush()
     }

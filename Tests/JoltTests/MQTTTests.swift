@@ -353,7 +353,7 @@ struct MQTTTests {
         #expect(p.terminationStatus == 0)
         let refused = log.split(separator: "\n").filter { $0.contains("refused the connection") }
         #expect(refused.count == 1, "said once: \(log)")
-        #expect(refused.first?.contains("not authori") == true && refused.first?.contains("check mqtt.username (kiosk) and the password") == true, "\(log)")
+        #expect(refused.first?.contains("refused the connection: not authorised — check mqtt.username (kiosk) and the password;") == true, "\(log)")
         #expect(events.contains("\"state\":\"triggered\""), "the alarm works without the broker")
         let waiting = try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasSuffix(".msg") }
         #expect(waiting.count == events.split(separator: "\n").count && waiting.count >= 4, "\(waiting.count) events in the outbox")

@@ -220,6 +220,28 @@ struct OwnerWordsTests {
         #expect(Pattern.beeps(on: 200, off: 200, count: 1).text == "1 beep of 200 ms")
         #expect(Pattern.beeps(on: 200, off: 100, count: 3).text == "3 beeps of 200 ms, 100 ms apart")
     }
+
+    @Test("on a terminal, record's progress bar is cleared before a log line: no line starts after the bar")
+    func barThenLog() throws {
+        // script(1) gives jolt a terminal; the demo ends before the 30 s asked, so jolt says so
+        // while the bar is drawn.
+        let out = tempFile("", name: "bar.csv")
+        let p = Process(), pipe = Pipe()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.arguments = ["-qec", "\(packageRoot)/.build/debug/jolt record --board \(packageRoot)/boards/sim.json --seconds 30 -o \(out)", "/dev/null"]
+        p.standardOutput = pipe
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0 && text.contains("recording ") && text.contains("jolt: stopped: "), "\(text)")
+        // What comes before each "jolt: ": the start, a line's end, or the bar cleared.
+        let before = text.components(separatedBy: "jolt: ").dropLast()
+        #expect(before.count >= 2)
+        for b in before {
+            #expect(b.isEmpty || b.unicodeScalars.last == "\n" || b.hasSuffix("\u{1B}[K"), "a log line after \(b.suffix(60).debugDescription)")
+        }
+    }
 }
 
 @Suite("watch shows a walk test's margin")

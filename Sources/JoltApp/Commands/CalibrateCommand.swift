@@ -279,8 +279,9 @@ final class ProgressBar {
 
     func show(_ done: Int64) {
         let tenth = min(done, total) / 100_000
-        guard tenth != lastShown else { return }
+        guard tenth != lastShown || !Log.barShown else { return }
         lastShown = tenth
+        Log.barShown = true
         let bar = Int(min(done * 30 / max(total, 1), 30))
         TextOutput.standardError.write("\r\(label) \(EventRecord.seconds(tenth * 100_000)) / \(EventRecord.seconds(total / 100_000 * 100_000)) s [\(String(repeating: "=", count: bar))\(String(repeating: " ", count: 30 - bar))]")
         TextOutput.standardError.flush()
@@ -290,6 +291,8 @@ final class ProgressBar {
     func finish() {
         guard lastShown >= 0 else { return }
         lastShown = -1
+        guard Log.barShown else { return }
+        Log.barShown = false
         TextOutput.standardError.write("\r\u{1B}[K")
         TextOutput.standardError.flush()
     }
