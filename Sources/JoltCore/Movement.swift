@@ -227,7 +227,7 @@ public struct Movement: Sendable {
         ax &+= x; ay &+= y; az &+= z; an &+= 1
         if fine { rotate(s.gyro) }
         if s.t >= due { moveBaseline(at: s.t) }
-        let quiet = ex.magnitude <= band.magnitude && ey.magnitude <= band.magnitude && ez.magnitude <= band.magnitude
+        let quiet = Self.within(ex, ey, ez, band)
         if endsEarly(a, ex, ey, ez, quiet: quiet, at: s.t) { return false }
         resting = false
         if reversed(ex, ey, ez) {
@@ -240,12 +240,13 @@ public struct Movement: Sendable {
         }
         // The velocity takes what the kiosk's rotation does not explain (with a gyroscope, a lean
         // turns gravity across the chip and moves nothing); the turn takes the reading as it is.
+        // (A chip read fine is never despiked, and one despiked has no rotation to take off.)
         let (kx, ky, kz) = fine ? rotated() : (0, 0, 0)
-        let (mx, my, mz, mquiet) = despike ? despiked(ex &- kx, ey &- ky, ez &- kz, quiet) : (ex &- kx, ey &- ky, ez &- kz, quiet)
-        // The turn's own band stays the chip's noise without a gyroscope: it reads the reading
-        // as it is, lean and all.
-        let still = mquiet || (fine && Self.within(mx &+ kx, my &+ ky, mz &+ kz, Self.turnBandMilliG))
-        let turned = turning(s.t, still ? 0 : mx &+ kx, still ? 0 : my &+ ky, still ? 0 : mz &+ kz)
+        let (mx, my, mz, mquiet) = despike ? despiked(ex, ey, ez, quiet) : (ex &- kx, ey &- ky, ez &- kz, quiet)
+        // The turn reads the reading as it is, lean and all; its band stays the chip's noise.
+        let (ux, uy, uz) = fine ? (ex, ey, ez) : (mx, my, mz)
+        let still = mquiet || (fine && Self.within(ux, uy, uz, Self.turnBandMilliG))
+        let turned = turning(s.t, still ? 0 : ux, still ? 0 : uy, still ? 0 : uz)
         vx = Self.step(vx, mx, dead, period, leakQ16); vy = Self.step(vy, my, dead, period, leakQ16); vz = Self.step(vz, mz, dead, period, leakQ16)
         if fine { travel() }
         guard vx &* vx &+ vy &* vy &+ vz &* vz > speed &* speed else {

@@ -200,26 +200,8 @@ struct FloatMovement {
     mutating func update(_ t: Int64, _ a: (Real, Real, Real), _ w: (Real, Real, Real)) -> Bool {
         let e = deviation(t, a, w)
         let size = max(abs(e.0), abs(e.1), abs(e.2))
-        let jolt = size > shock
-        if size <= band {
-            heldSince = .min
-            // What is left in flight on a quiet reading, under 1.3 mm/s and 1 mg, is nothing.
-            // (±2^17 mg·µs and ±2^8 in Q8 mg in the fixed-point detector.)
-            if max(abs(v.0), abs(v.1), abs(v.2)) < 1.31072e-4 && max(abs(l.0), abs(l.1), abs(l.2)) < 0.001 {
-                v = (0, 0, 0)
-                l = (0, 0, 0)
-                x = (0, 0, 0)
-                p1 = (0, 0, 0); p2 = (0, 0, 0); p3 = (0, 0, 0); p4 = (0, 0, 0); pquiet = true; pquiet2 = true
-                // At rest, as the fixed-point detector ends here.
-                since = .min
-                turnSince = .min
-                return false
-            }
-        } else if settled(t, a) {
-            reseat(t, a)
-            return false
-        }
-        if jolt { quietFrom = t + 250_000 }
+        if endsEarly(t, a, quiet: size <= band) { return false }
+        if size > shock { quietFrom = t + 250_000 }
         func sign(_ x: Real) -> Int { x > dead ? 1 : (x < -dead ? -1 : 0) }
         var flipped = false
         func follow(_ x: Real, _ last: inout Int) {
@@ -253,6 +235,27 @@ struct FloatMovement {
         }
         let far = x.0 * x.0 + x.1 * x.1 + x.2 * x.2 > travel * travel
         return turned || (t - since >= hold && (!fine || far))
+    }
+
+    /// The ways a reading ends `update` before the velocity, as in the fixed-point `endsEarly`:
+    /// at rest (quiet, nothing in flight), or the baseline put where the kiosk has stood still.
+    mutating func endsEarly(_ t: Int64, _ a: (Real, Real, Real), quiet: Bool) -> Bool {
+        guard quiet else {
+            guard settled(t, a) else { return false }
+            reseat(t, a)
+            return true
+        }
+        heldSince = .min
+        // What is left in flight on a quiet reading, under 1.3 mm/s and 1 mg, is nothing.
+        // (±2^17 mg·µs and ±2^8 in Q8 mg in the fixed-point detector.)
+        guard max(abs(v.0), abs(v.1), abs(v.2)) < 1.31072e-4 && max(abs(l.0), abs(l.1), abs(l.2)) < 0.001 else { return false }
+        v = (0, 0, 0)
+        l = (0, 0, 0)
+        x = (0, 0, 0)
+        p1 = (0, 0, 0); p2 = (0, 0, 0); p3 = (0, 0, 0); p4 = (0, 0, 0); pquiet = true; pquiet2 = true
+        since = .min
+        turnSince = .min
+        return true
     }
 
     func subtract(_ a: (Real, Real, Real), _ b: (Real, Real, Real)) -> (Real, Real, Real) {
