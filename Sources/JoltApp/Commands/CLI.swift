@@ -302,9 +302,7 @@ public enum JoltCLI {
     static func calibrate(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "calibrate", args, valued: ["--board", "-o", "--output", "--seconds", "--trace"], flags: ["--json", "--fast"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt calibrate: unexpected argument '\(a.positional[0])' (see jolt calibrate --help)") }
-        guard let board = try boardPath(a) else {
-            throw JoltError(.usage, "calibrate: no board profile: give --board FILE, set JOLT_BOARD, or install one as \(systemBoard)")
-        }
+        guard let board = try boardPath(a) else { throw noBoard("calibrate") }
         guard let output = a.value("-o", "--output") else { throw JoltError(.usage, "jolt calibrate: -o FILE is required: the board file to write (it may be \(board) itself)") }
         var o = CalibrateCommand.Options(board: board, output: output)
         if let s = try a.fixed("--seconds", places: 3, range: 1_000...60_000, unit: "s") { o.micros = s * 1000 }

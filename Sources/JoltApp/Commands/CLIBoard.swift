@@ -107,10 +107,14 @@ extension JoltCLI {
 
     /// The board of a command that needs a real profile (calibrate, safe, output).
     static func requiredBoard(_ a: Arguments) throws(JoltError) -> BoardProfile {
-        guard let path = try boardPath(a) else {
-            throw JoltError(.usage, "\(a.command): no board profile: give --board FILE, set JOLT_BOARD, or install one as \(systemBoard)")
-        }
+        guard let path = try boardPath(a) else { throw noBoard(a.command) }
         return try BoardProfile.load(path: path)
+    }
+
+    /// None named, and the profile every command reads by default is missing: an input file
+    /// that does not exist (66), as for a named one.
+    static func noBoard(_ command: String) -> JoltError {
+        JoltError(.noInput, "\(command): no board profile: \(systemBoard) does not exist; give --board FILE, set JOLT_BOARD, or install one there")
     }
 
     /// The board of run, watch and record: `boardPath`, or else a chip on /dev/i2c-1 if one
