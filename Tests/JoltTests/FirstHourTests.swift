@@ -85,7 +85,7 @@ struct FirstHourTests {
         // Commands that need a real profile say where they looked.
         if access(JoltCLI.systemBoard, F_OK) != 0 {
             let safe = joltBinary(["safe"])
-            #expect(safe.code == 64 && safe.error.contains("JOLT_BOARD") && safe.error.contains("/etc/jolt/jolt.json"), "\(safe)")
+            #expect(safe.code == 66 && safe.error.contains("JOLT_BOARD") && safe.error.contains("/etc/jolt/jolt.json"), "\(safe)")
             let sim = joltBinary(["record", "--seconds", "1", "--fast", "-o", NSTemporaryDirectory() + "r-\(UUID()).csv"])
             #expect(sim.code == 0, "\(sim)")
         }
@@ -367,7 +367,7 @@ struct AttachTests {
         // With nothing running, output still asks for a board.
         _ = run.stop()
         let none = joltBinary(["output", "buzzer", "--on"], environment: env)
-        #expect(none.code == 64 && none.error.contains("no board profile"), "\(none)")
+        #expect(none.code == 66 && none.error.contains("no board profile"), "\(none)")
     }
 
     @Test("watch and record given the board of the running simulated kiosk attach to it, and not to a run of another board")
