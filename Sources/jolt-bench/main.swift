@@ -183,38 +183,16 @@ for _ in 0..<o.runs {
 }
 let pairRatio = median(zip(floatTimes, fixedTimes).map { $0 / $1 })
 
-// Do the two agree on every event?
-var agreeFixed: [(Int64, UInt8)] = []
-var agreeFloat: [(Int64, UInt8)] = []
-do {
-    var d = DefaultDetectors(settings)
-    var f = FloatDefaultDetectors(settings)
-    let armAt = samples.count / 3
-    for (i, s) in samples.prefix(2_000_000).enumerated() {
-        let a = d.update(s), b = f.update(s)
-        if i == armAt { d.armTamper(); f.armTamper() }
-        if !a.isEmpty { agreeFixed.append((s.t, a.rawValue)) }
-        if !b.isEmpty { agreeFloat.append((s.t, b.rawValue)) }
-    }
-}
-// Which kinds differ (for the report).
-var differing: [String: Int] = [:]
-do {
-    var i = 0, j = 0
-    while i < agreeFixed.count || j < agreeFloat.count {
-        let a = i < agreeFixed.count ? agreeFixed[i] : nil
-        let b = j < agreeFloat.count ? agreeFloat[j] : nil
-        if let a, let b, a.0 == b.0, a.1 == b.1 { i += 1; j += 1; continue }
-        if let a, b == nil || a.0 <= b!.0 { differing["fixed \(a.1)", default: 0] += 1; i += 1 } else { differing["float \(b!.1)", default: 0] += 1; j += 1 }
-    }
-    if !differing.isEmpty { log("fixed and Double differ: \(differing.sorted { $0.key < $1.key })") }
-}
-let agreed = agreeFixed.count == agreeFloat.count && zip(agreeFixed, agreeFloat).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-let mismatches = zip(agreeFixed, agreeFloat).filter { $0.0 != $1.0 || $0.1 != $1.1 }.count + abs(agreeFixed.count - agreeFloat.count)
+// Do the two agree on every event? (Agreement.swift)
+log("fixed point against Double over \(Agreement.samples) samples…")
+let agreement = Agreement(samples.count >= Agreement.samples ? samples.prefix(Agreement.samples)
+                                                            : mixedMotion(count: Agreement.samples)[...],
+                          settings: settings)
+if let first = agreement.first { log("fixed point and Double differ: first, \(first)") }
 
 rows.append(Row(name: "default set (shake + flip + tamper), fixed point", ns: median(fixedTimes)))
 rows.append(Row(name: "default set, Double", ns: median(floatTimes), ratio: pairRatio,
-                note: agreed ? "same \(agreeFixed.count) events" : "\(mismatches) of \(agreeFixed.count) events differ"))
+                note: agreement.note))
 
 func alone(_ name: String, _ body: @escaping (UnsafeBufferPointer<Sample>) -> Int) -> Double {
     samples.withUnsafeBufferPointer { b in timed { body(b) }.ns }
@@ -334,7 +312,8 @@ if o.json {
     }
     let j: JSON = [
         "samples": .int(samples.count), "runs": .int(o.runs), "core": .list(core),
-        "float_agrees": .bool(agreed), "events_compared": .int(agreeFixed.count),
+        "float_agrees": .bool(agreement.agreed), "events_compared": .int(agreement.events),
+        "events_shifted": .int(agreement.shifted), "largest_shift_ms": num(Double(agreement.largestShift) / 1000, 0),
         "instructions_per_sample": num(instructions, 1), "instructions_per_sample_at_rest": num(instructionsRest, 1),
         "instructions": .list(instructionTable.map { r in
             ["armed": .bool(r.armed), "rest_path": .bool(r.restPath), "at_rest": num(r.rest, 1), "mixed_motion": num(r.mixed, 1)]
@@ -378,7 +357,7 @@ if o.json {
     t += "\ncore code for Cortex-M (Embedded Swift, armv7em, -Osize): \(firmwareBytes.map { "\($0) bytes" } ?? "—") for a firmware with the default detectors and the alarm; \(coreBytes.map { "\($0) bytes" } ?? "—") for the whole module with every algorithm\n"
     print(t, terminator: "")
 }
-exit(agreed && replay.ok ? 0 : 1)
+exit(agreement.agreed && replay.ok ? 0 : 1)
 
 extension StringProtocol {
     func leftPad(_ n: Int) -> String { String(repeating: " ", count: Swift.max(n - count, 0)) + self }
