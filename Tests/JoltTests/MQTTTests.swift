@@ -515,6 +515,16 @@ struct MQTTAttackTests {
         waitForAlarm(sock, "triggered")
     }
 
+    /// Until the broker holds jolt's state as triggered. Jolt subscribes to its set topic as it
+    /// connects, before it publishes any state on that connection, so a command sent after this
+    /// is heard; one sent as soon as the socket says triggered may reach the broker first, and be
+    /// lost.
+    func waitHeard(_ broker: Broker) throws -> Bool {
+        let state = try broker.subscribe(["jolt/kiosk-1/state"])
+        defer { state.stop() }
+        return state.wait { $0.contains { $0.1.contains("\"triggered\"") } }
+    }
+
     @Test("without a command code, disarm over MQTT is refused; remote_disarm without a code is a configuration error")
     func noCodeNoDisarm() throws {
         let broker = try Broker()
@@ -524,6 +534,7 @@ struct MQTTAttackTests {
         let run = try triggeredKiosk(sock, mqtt: broker.mqttConfig())
         defer { _ = run.stop() }
         #expect(waitTriggered(sock), "\(run.stderr)")
+        #expect(try waitHeard(broker), "the broker never held the state: \(run.stderr)")
         try broker.publish("jolt/kiosk-1/set", "disarm")
         #expect(sub.wait { $0.contains { $0.1.contains("disarm over MQTT is off") } }, "\(sub.messages)")
         #expect(alarmState(sock) == "triggered")
@@ -543,6 +554,7 @@ struct MQTTAttackTests {
         let run = try triggeredKiosk(sock, mqtt: mqtt, stateDir: dir)
         defer { _ = run.stop() }
         #expect(waitTriggered(sock), "\(run.stderr)")
+        #expect(try waitHeard(broker), "the broker never held the state: \(run.stderr)")
         // One mosquitto_pub, one message per line: 0000 … 9999, the right code among them.
         var lines = ""
         for c in 0..<10_000 { lines += #"{"command": "disarm", "code": "\#(String(format: "%04d", c))"}"# + "\n" }
