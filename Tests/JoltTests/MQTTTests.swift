@@ -87,7 +87,8 @@ final class Broker: @unchecked Sendable {
             if ok { process = b; return true }
             usleep(20_000)
         }
-        b.terminate()
+        kill(b.processIdentifier, SIGKILL)   // not terminate(): see stop()
+        b.waitUntilExit()
         return false
     }
 
@@ -374,6 +375,9 @@ struct MQTTTests {
         var phase = 0
         var drainSeconds = 0.0
         var duringOutage = 0
+        // The hook holds the command and the broker, and the command holds the hook: undone at
+        // the end, or the restarted broker outlives the test.
+        defer { hooks.wake = nil; broker.stop() }
         hooks.wake = { now in
             guard let link = cmd.bridge?.link else { return }
             func waitFor(_ what: String, _ cond: () -> Bool) {
