@@ -4,7 +4,8 @@
 /// gravity turning across the chip, 17 mg a degree: as much as the start of a gentle drag. The
 /// gyroscope sees the turn itself. So the rotation since the baseline was set is integrated
 /// (the rate less its bias, which the readings of the baseline's batches give: a kiosk is at rest
-/// nearly all its life), and what it does to gravity, g × θ for a small angle θ, is taken off the
+/// nearly all its life; the bias moves slowly, as a chip's drifts, so that a lean does not turn
+/// it), and what it does to gravity, g × θ for a small angle θ, is taken off the
 /// deviation before it reaches the velocity. A lean then moves nothing; a drag that tilts the
 /// kiosk half a degree is a drag. The turn across gravity (the start of a slow tilt) reads the
 /// reading as it is: a tilt is a turn, and a thief's tilt must count.
@@ -24,6 +25,14 @@ extension Movement {
     /// the velocity counts only once it has carried the kiosk this far, in units of 2^20 mg·µs²
     /// (10 mm: 0.01 m / 9.80665 m/s² is 1.0197 mg·s²).
     public static let travelUnits: Int64 = 972_480
+    /// How far the bias may move in a batch, mdps in Q8: 2 mdps every 2 s. A rate-gyroscope's
+    /// zero-rate output drifts with temperature (an MPU6050's by about 0.16 °/s a kelvin, from
+    /// its ±20 °/s over −40…85 °C), so this follows a kiosk warming 6 K an hour. A batch's mean
+    /// rate is the bias only at rest: a customer's lean turns the kiosk by a degree within a
+    /// batch, 0.4 °/s over its 2 s, and followed by the baseline's gain that would leave a tenth
+    /// of it in the bias (about 7 mg of gravity turned across the chip after ten seconds: a
+    /// push). Bounded, it leaves at most 2 mdps, a fiftieth of a degree in ten seconds.
+    public static let biasSlewQ8: Int64 = 2 << 8
     /// The distance's bound (about 10 m), which keeps it in 32 bits and its square in range. It
     /// leaks with τ 2 s, four times the velocity's `leakMicros` (`travel`).
     @usableFromInline static let travelLimit: Int64 = 1_000_000_000
@@ -108,11 +117,13 @@ extension Movement {
         Int32(truncatingIfNeeded: (sum << 8) / n)
     }
 
-    /// A bias moved toward the mean of `n` rates summing to `sum` by the baseline's gain.
+    /// A bias moved toward the mean of `n` rates summing to `sum` by the baseline's gain, and
+    /// by no more than `biasSlewQ8` a batch.
     @inlinable
     func follow(_ bias: Int32, _ sum: Int64, _ n: Int64) -> Int32 {
         let b = Int64(bias)
-        return Int32(truncatingIfNeeded: b &+ ((sum << 8) &- n &* b) &* baseQ20 / (1 << 20))
+        let step = ((sum << 8) &- n &* b) &* baseQ20 / (1 << 20)
+        return Int32(truncatingIfNeeded: b &+ Swift.min(Swift.max(step, -Self.biasSlewQ8), Self.biasSlewQ8))
     }
 
     /// Whether every axis is within ±`band`.

@@ -155,7 +155,9 @@ struct FloatMovement {
             r = (0, 0, 0)
         } else {
             r = turned()
-            wb = (wb.0 + (ws.0 - n * wb.0) * gain, wb.1 + (ws.1 - n * wb.1) * gain, wb.2 + (ws.2 - n * wb.2) * gain)
+            // The bias follows by the gain, at most 2 mdps a batch (`Movement.biasSlewQ8`).
+            func follow(_ b: Real, _ s: Real) -> Real { b + min(max((s - n * b) * gain, -0.002), 0.002) }
+            wb = (follow(wb.0, ws.0), follow(wb.1, ws.1), follow(wb.2, ws.2))
             let k = 1 - n * gain
             r = (r.0 * k, r.1 * k, r.2 * k)
         }
