@@ -25,14 +25,15 @@ extension Movement {
     /// the velocity counts only once it has carried the kiosk this far, in units of 2^20 mg·µs²
     /// (10 mm: 0.01 m / 9.80665 m/s² is 1.0197 mg·s²).
     public static let travelUnits: Int64 = 972_480
-    /// How far the bias may move in a batch, mdps in Q8: 2 mdps every 2 s. A rate-gyroscope's
-    /// zero-rate output drifts with temperature (an MPU6050's by about 0.16 °/s a kelvin, from
-    /// its ±20 °/s over −40…85 °C), so this follows a kiosk warming 6 K an hour. A batch's mean
-    /// rate is the bias only at rest: a customer's lean turns the kiosk by a degree within a
-    /// batch, 0.4 °/s over its 2 s, and followed by the baseline's gain that would leave a tenth
-    /// of it in the bias (about 7 mg of gravity turned across the chip after ten seconds: a
-    /// push). Bounded, it leaves at most 2 mdps, a fiftieth of a degree in ten seconds.
-    public static let biasSlewQ8: Int64 = 2 << 8
+    /// How far the bias may move in a batch, mdps in Q8: 5 mdps every 2 s. A batch's mean rate
+    /// is the bias only at rest: a customer's lean turns the kiosk by a degree within a batch,
+    /// 0.4 °/s over its 2 s, and followed by the baseline's gain a tenth of that stayed in the
+    /// bias (40 mdps: about 7 mg of gravity turned across the chip after ten seconds, a push).
+    /// Bounded, it leaves an eighth of that. The bound does not slow what the follow is for: the
+    /// first, short batch leaves the bias up to about 50 mdps off (ten readings of a gyroscope's
+    /// 50 mdps noise), which the gain mends by 5 mdps a batch at most, and a chip's zero drifts
+    /// far slower (an MPU6050's by about 0.16 °/s a kelvin).
+    public static let biasSlewQ8: Int64 = 5 << 8
     /// The distance's bound (about 10 m), which keeps it in 32 bits and its square in range. It
     /// leaks with τ 2 s, four times the velocity's `leakMicros` (`travel`).
     @usableFromInline static let travelLimit: Int64 = 1_000_000_000

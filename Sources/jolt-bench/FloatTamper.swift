@@ -155,8 +155,8 @@ struct FloatMovement {
             r = (0, 0, 0)
         } else {
             r = turned()
-            // The bias follows by the gain, at most 2 mdps a batch (`Movement.biasSlewQ8`).
-            func follow(_ b: Real, _ s: Real) -> Real { b + min(max((s - n * b) * gain, -0.002), 0.002) }
+            // The bias follows by the gain, at most 5 mdps a batch (`Movement.biasSlewQ8`).
+            func follow(_ b: Real, _ s: Real) -> Real { b + min(max((s - n * b) * gain, -0.005), 0.005) }
             wb = (follow(wb.0, ws.0), follow(wb.1, ws.1), follow(wb.2, ws.2))
             let k = 1 - n * gain
             r = (r.0 * k, r.1 * k, r.2 * k)
