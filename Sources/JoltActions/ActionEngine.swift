@@ -124,12 +124,10 @@ package final class ActionEngine {
         // name (a `jolt output buzzer --beep 1` run by an action finds the running jolt's board).
         var env = ["JOLT_EVENT=\(record.bindingName)", "JOLT_T=\(EventRecord.seconds(record.t))", "JOLT_JSON=\(record.json)", "JOLT_BOARD_NAME=\(boardName)"]
         if !boardFile.isEmpty { env.append("JOLT_BOARD=\(boardFile)") }
-        switch record.kind {
-        case .shake(let p): env.append("JOLT_PHASE=\(EventRecord.phaseName(p))")
-        case .flip(let s): env.append("JOLT_STATE=\(EventRecord.stateName(s))")
-        case .alarm(let tr): env.append("JOLT_STATE=\(EventRecord.alarmName(tr.to))")
-        default: break
-        }
+        // The variant under its JSON key, as its kind declares it (EventKinds): JOLT_PHASE=began,
+        // JOLT_STATE=face_down, JOLT_STATE=triggered.
+        let (kind, variant) = record.declared
+        if let key = kind.variantKey, let variant { env.append("JOLT_\(key.uppercased())=\(variant)") }
         if let p = record.peakMilliG { env.append("JOLT_PEAK_G=\(EventRecord.g(p))") }
         for key in ["PATH", "HOME", "LANG", "TZ"] {
             if let v = Environment.value(key) { env.append("\(key)=\(v)") }

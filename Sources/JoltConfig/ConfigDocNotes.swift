@@ -15,9 +15,10 @@ extension ConfigDoc {
             ```
 
             A command runs without a shell; the event is in its environment as `JOLT_EVENT`
-            (`shake.began`) and `JOLT_JSON` (the `--json` line), the board as `JOLT_BOARD_NAME` (its
-            `name`) and `JOLT_BOARD` (its file, so that a `jolt` the command runs uses the same board).
-            Commands never hold up sampling.
+            (`shake.began`), its variant under its JSON key (`JOLT_PHASE=began`, `JOLT_STATE=face_down`,
+            `JOLT_STATE=triggered`), a shake's `JOLT_PEAK_G` and `JOLT_JSON` (the `--json` line); the
+            board as `JOLT_BOARD_NAME` (its `name`) and `JOLT_BOARD` (its file, so that a `jolt` the
+            command runs uses the same board). Commands never hold up sampling.
             """,
         "sim": """
             The simulated board is what `jolt run` plays with no hardware: `boards/sim.json` plays the

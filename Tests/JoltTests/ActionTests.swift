@@ -142,6 +142,7 @@ struct ActionTests {
         let e = ActionEngine(outputs: [:], alarmOutput: nil, alarmPattern: .cadence(on: 1, off: 1), printer: nil, boardName: "kiosk", boardFile: "/etc/jolt/jolt.json", log: log.logger)
         e.handle(.event(shake, [.command(argv: ["env"], timeoutMillis: 5000)]), now: 0)
         e.handle(.event(shake, [.command(argv: ["sleep", "30"], timeoutMillis: 200)]), now: 0)
+        e.handle(.event(EventRecord(t: 2_000_000, kind: .flip(.faceDown)), [.command(argv: ["env"], timeoutMillis: 5000)]), now: 0)
         let start = Date()
         while e.pollFDs.count > 0 && Date().timeIntervalSince(start) < 5 {
             sleepFor(0.02)
@@ -154,6 +155,9 @@ struct ActionTests {
         #expect(lines.contains("info: command env: JOLT_BOARD=/etc/jolt/jolt.json"))
         #expect(lines.contains("info: command env: JOLT_BOARD_NAME=kiosk"))
         #expect(lines.contains("info: command env: JOLT_PEAK_G=2.10"))
+        // The variant under its JSON key, from the kind's declaration.
+        #expect(lines.contains("info: command env: JOLT_PHASE=began"))
+        #expect(lines.contains("info: command env: JOLT_STATE=face_down"))
         #expect(lines.contains { $0.contains("JOLT_JSON={\"t\":1.0,\"event\":\"shake\",\"phase\":\"began\"") })
         #expect(lines.contains("warning: command sleep took longer than its timeout: stopping it"))
         #expect(Date().timeIntervalSince(start) < 3)
