@@ -101,6 +101,24 @@ struct RunTests {
         #expect(jolt(["probe", "--bus", "banana"]).code == .usage)
     }
 
+    @Test("probe without --bus probes the bus of --board or $JOLT_BOARD, simulated or real, as every command names its board")
+    func probeNamedBoard() {
+        let adxl = tempFile(BoardProfile.builtInSimText.edited("\"chip\": \"mpu6050\"", "\"chip\": \"adxl345\"")
+            .edited("\"address\": \"0x68\"", "\"address\": \"0x53\""), name: "probe-adxl.json")
+        for r in [joltBinary(["probe"], environment: ["JOLT_BOARD": adxl]), joltBinary(["probe", "--board", adxl]),
+                  joltBinary(["probe", "--bus", "sim"], environment: ["JOLT_BOARD": adxl])] {
+            #expect(r.code == 0, "\(r.error)")
+            #expect(r.out.contains("0x53  ADXL345") && r.out.contains("0x68  -"), "\(r.out)")
+        }
+        let real = tempFile(#"{"bus": "/dev/i2c-237", "chip": "mpu6050"}"#, name: "probe-real.json")
+        let missing = joltBinary(["probe"], environment: ["JOLT_BOARD": real])
+        #expect(missing.code == 69 && missing.error.contains("/dev/i2c-237"), "\(missing.error)")
+        // --bus sim with a real board in $JOLT_BOARD probes the built-in demo; named by --board, it is refused.
+        #expect(joltBinary(["probe", "--bus", "sim"], environment: ["JOLT_BOARD": real]).out.contains("0x68  MPU6050"))
+        #expect(joltBinary(["probe", "--bus", "sim", "--board", real]).code == 64)
+        #expect(joltBinary(["probe", "--bus", "1", "--board", adxl]).code == 64)
+    }
+
     @Test("record writes a trace that replays to the same events as the run")
     func record() throws {
         let dir = NSTemporaryDirectory() + "jolt-rec-\(UUID().uuidString)"

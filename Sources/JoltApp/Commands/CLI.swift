@@ -142,13 +142,27 @@ public enum JoltCLI {
     static func probe(_ args: [String], out: TextOutput) throws(JoltError) {
         let a = try Arguments(command: "probe", args, valued: ["--bus", "--board"], flags: ["--all"])
         guard a.positional.isEmpty else { throw JoltError(.usage, "jolt probe: unexpected argument '\(a.positional[0])' (see jolt probe --help)") }
+        // The board whose bus to probe: --board, else $JOLT_BOARD, as every command names its board;
+        // never the installed profile, so that a plain `jolt probe` on a kiosk still looks at every bus.
+        let explicit = a.value("--board")
+        let env = Environment.value("JOLT_BOARD").flatMap { $0.isEmpty ? nil : $0 }
+        var bus = a.value("--bus")
         var sim = BoardProfile.builtInSim
-        if let path = a.value("--board") {
-            guard a.value("--bus") == "sim" else { throw JoltError(.usage, "jolt probe: --board goes with --bus sim (a real bus is probed as it is)") }
-            sim = try BoardProfile.load(path: path)
-            guard sim.isSimulated else { throw JoltError(.usage, "jolt probe: \(path) is not a simulated board (its bus is \(sim.bus)); probe it with --bus \(sim.bus)") }
+        if let path = explicit ?? env, bus == nil || bus == "sim" {
+            let b = try BoardProfile.load(path: path)
+            if b.isSimulated {
+                sim = b
+                bus = "sim"
+            } else if bus == "sim" {
+                if explicit != nil { throw JoltError(.usage, "jolt probe: \(path) is not a simulated board (its bus is \(b.bus)); probe it with --bus \(b.bus)") }
+            } else {
+                bus = b.bus
+            }
+            if explicit == nil { Log.info("board profile from $JOLT_BOARD: \(path)") }
+        } else if explicit != nil {
+            throw JoltError(.usage, "jolt probe: --board goes with --bus sim or alone (a real bus given by --bus is probed as it is)")
         }
-        let found = try ProbeCommand.run(bus: a.value("--bus"), all: a.flag("--all"), simulated: sim, out: out)
+        let found = try ProbeCommand.run(bus: bus, all: a.flag("--all"), simulated: sim, out: out)
         if found == 0 {
             out.flush()
             throw JoltError(.unavailable, "no supported chip answered: check the wiring (3.3 V pin 1, SDA pin 3, SCL pin 5, GND pin 6) and that the chip is powered")

@@ -194,18 +194,19 @@ extension JoltCLI {
             examples: ["jolt soak", "jolt soak --hours 168 --seed 7", "jolt soak --chip adxl345 --no-fifo --hours 2"]),
         CommandHelp(
             name: "probe", summary: "find the supported chips on the I2C buses (like i2cdetect)",
-            usage: "jolt probe [--bus N] [--all] [--board FILE]",
+            usage: "jolt probe [--bus N] [--board FILE] [--all]",
             details: """
                 Asks each address where a supported chip can live for its identity register and says what
                 answered: \(ChipRegistry.all.map { c in c.info.part + " at " + c.info.addresses.map { "0x" + hex($0) }.joined(separator: " and ") }.joined(separator: ", ")).
-                With --bus sim, the simulated bus of --board (or of the built-in demo). Without --bus, every
-                /dev/i2c-* is probed. With --all, first a grid of every address from 0x03 to 0x77, as
+                With --bus sim, the simulated bus of --board or $JOLT_BOARD when it names a simulated board
+                (else of the built-in demo). Without --bus, the bus of --board or $JOLT_BOARD, and with
+                neither, every /dev/i2c-*. With --all, first a grid of every address from 0x03 to 0x77, as
                 'i2cdetect -r' draws it (the address where something answers a one-byte read, -- where
                 nothing does, UU where the bus is busy there). Exits 0 when a supported chip answered,
                 69 when none did.
                 """,
             options: [("--bus N", "the bus: 1, i2c-1, /dev/i2c-1, or sim for the simulated board"), ("--all", "first, every address as a grid, like i2cdetect"),
-                      ("--board FILE", "with --bus sim: the simulated board whose bus to probe")],
+                      ("--board FILE", "the board whose bus to probe (default: $JOLT_BOARD); with --bus, only --bus sim and a simulated board")],
             examples: ["jolt probe", "jolt probe --bus 1 --all", "jolt probe --bus sim --board my-sim-board.json"]),
         CommandHelp(
             name: "record", summary: "capture a jolt-trace file from the chip",
