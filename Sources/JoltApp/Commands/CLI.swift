@@ -150,6 +150,7 @@ public enum JoltCLI {
         var sim = BoardProfile.builtInSim
         if let path = explicit ?? env, bus == nil || bus == "sim" {
             let b = try BoardProfile.load(path: path)
+            if explicit == nil && (b.isSimulated || bus == nil) { Log.info("board profile from $JOLT_BOARD: \(path)") }
             if b.isSimulated {
                 sim = b
                 bus = "sim"
@@ -158,7 +159,6 @@ public enum JoltCLI {
             } else {
                 bus = b.bus
             }
-            if explicit == nil { Log.info("board profile from $JOLT_BOARD: \(path)") }
         } else if explicit != nil {
             throw JoltError(.usage, "jolt probe: --board goes with --bus sim or alone (a real bus given by --bus is probed as it is)")
         }
