@@ -1,7 +1,7 @@
 import JoltDrivers
 
-/// A supported chip: its plug-in (the `Sensor` in its folder under JoltDrivers/Chips), over the
-/// bus everything above the drivers shares.
+/// A supported chip: its plug-in (`ChipPlugin` over the driver in its folder under
+/// JoltDrivers/Chips), over the bus everything above the drivers shares.
 public struct Chip {
     public let sensor: any Sensor<SharedBus>.Type
 

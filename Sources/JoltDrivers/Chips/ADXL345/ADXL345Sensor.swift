@@ -1,10 +1,8 @@
-/// The ADXL345 as a `Sensor`: accelerometer only, full resolution, read sample by sample or
-/// through the 32-sample FIFO.
-public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
-    public var driver: ADXL345<Bus>
-    public let wanted: ADXL345<Bus>.Configuration
-    public private(set) var identity: UInt8 = 0
+/// The ADXL345 as `ChipPlugin` drives it: accelerometer only, full resolution, read sample by
+/// sample or through the 32-sample FIFO.
+public typealias ADXL345Sensor<Bus: I2CBus> = ChipPlugin<ADXL345<Bus>>
 
+extension ADXL345: ChipDriver {
     public static var info: ChipInfo {
         ChipInfo(name: "adxl345", part: "ADXL345", addresses: [ADXL345Spec.addressLow, ADXL345Spec.addressHigh],
                  addressPin: "ALT ADDRESS high makes it 0x1D", idRegister: ADXL345Register.DEVID.rawValue,
@@ -16,53 +14,42 @@ public struct ADXL345Sensor<Bus: I2CBus>: Sensor {
 
     public static func registerName(_ r: UInt8) -> String? { ADXL345Register(rawValue: r)?.name }
 
-    public init(bus: Bus, address: UInt8, settings s: SensorSettings) {
-        driver = ADXL345(bus: bus, address: address)
-        wanted = .init(s)
+    /// The ADXL345 has no reset command: `configure` sets every register it uses.
+    public mutating func reset(delay: inout some Delay) throws(ChipError) {}
+
+    /// The ADXL345 pops one entry per read of its data registers: no raw bytes are kept.
+    public mutating func drainFIFO(into out: inout [ChipSample], scratch: inout [UInt8]) throws(ChipError) -> PollStatus {
+        if case .overflow = try readFIFO(into: &out) { return .overflow }
+        return .ok
     }
 
-    public var address: UInt8 { driver.address }
-    public var rateMilliHz: Int32 { wanted.rate.milliHz }
-    public var usesFIFO: Bool { wanted.fifo }
-    public var rangeMilliG: Int32 { wanted.range.g * 1000 }
-
-    public mutating func start(delay: inout some Delay) throws(ChipError) {
-        identity = try driver.identify()
-        try driver.configure(wanted)
-    }
-
-    /// The self-test (DS "Self-Test"): at ±16 g without the FIFO, readings with the force off and
-    /// on; the change must be within the datasheet's range on each axis (y's is negative).
-    public mutating func selfTest(delay: inout some Delay) throws(ChipError) -> SelfTestResult {
-        var c = wanted
-        c.range = ADXL345Spec.selfTestRange
-        c.fifo = false
-        c.interrupt = nil   // INT stays quiet through the test
-        try driver.configure(c)
-        let ms = UInt32(max(1000 / max(rateMilliHz / 1000, 1), 1))
-        // The datasheet: let 4 samples pass once the force is on (and before, once configured).
-        let m = try SelfTest.measure(&driver, settleMillis: 4 * ms, periodMillis: ms, delay: &delay)
-        return SelfTestResult(changeMilliG: m.change, limits: ADXL345Spec.selfTestLimits, magnitudeOnly: false, noiseMilliG: m.noise)
-    }
-
-    /// INT_SOURCE, read and so cleared: activity, the watermark, or (without the FIFO) a reading.
-    public mutating func interruptCause() throws(ChipError) -> ChipInterrupts {
-        let s = try driver.interruptSource()
+    /// INT_SOURCE, read and so cleared: activity, the watermark, a reading.
+    public mutating func interruptsRaised() throws(ChipError) -> ChipInterrupts {
+        let s = try interruptSource()
         var c: ChipInterrupts = []
         if s.contains(.activity) { c.insert(.motion) }
-        if wanted.fifo && s.contains(.watermark) { c.insert(.fifoWatermark) }
-        if !wanted.fifo && s.contains(.dataReady) { c.insert(.dataReady) }
+        if s.contains(.watermark) { c.insert(.fifoWatermark) }
+        if s.contains(.dataReady) { c.insert(.dataReady) }
         return c
     }
 
-    public var watermark: Int { wanted.fifo && wanted.interrupt != nil ? ADXL345Spec.watermark : 0 }
+    /// The self-test (DS "Self-Test") at ±16 g: let 4 samples pass once the force is on (and
+    /// before, once configured); the change must be within the datasheet's range on each axis
+    /// (y's is negative).
+    public static func selfTestSettleMillis(periodMillis: UInt32) -> UInt32 { 4 * periodMillis }
 
-    public mutating func poll(into out: inout [ChipSample]) throws(ChipError) -> PollStatus {
-        guard wanted.fifo else {
-            out.append(try driver.readSample())
-            return .ok
-        }
-        if case .overflow = try driver.readFIFO(into: &out) { return .overflow }
-        return .ok
+    public mutating func selfTestLimits() throws(ChipError) -> (limits: [ClosedRange<Int32>], magnitudeOnly: Bool) {
+        (ADXL345Spec.selfTestLimits, false)
+    }
+}
+
+extension ADXL345.Configuration: ChipConfiguration {
+    public var madeMilliHz: Int32 { rate.milliHz }
+    public var rangeMilliG: Int32 { range.g * 1000 }
+    public var watermark: Int { fifo && interrupt != nil ? ADXL345Spec.watermark : 0 }
+    public var atSelfTestRange: Self {
+        var c = self
+        c.range = ADXL345Spec.selfTestRange
+        return c
     }
 }
