@@ -145,7 +145,7 @@ public enum JoltCLI {
         // The board whose bus to probe: --board, else $JOLT_BOARD, as every command names its board;
         // never the installed profile, so that a plain `jolt probe` on a kiosk still looks at every bus.
         let explicit = a.value("--board")
-        let env = Environment.value("JOLT_BOARD").flatMap { $0.isEmpty ? nil : $0 }
+        let env = environmentBoard
         var bus = a.value("--bus")
         var sim = BoardProfile.builtInSim
         if let path = explicit ?? env, bus == nil || bus == "sim" {

@@ -64,6 +64,9 @@ extension JoltCLI {
     /// The installed configuration: what the package puts in place and the service reads.
     static let systemBoard = "/etc/jolt/jolt.json"
 
+    /// The board profile `$JOLT_BOARD` names; nil when it is unset or empty.
+    static var environmentBoard: String? { Environment.value("JOLT_BOARD").flatMap { $0.isEmpty ? nil : $0 } }
+
     /// Where a command's board profile comes from, first found wins: `--board FILE`, then
     /// `$JOLT_BOARD`, then /etc/jolt/jolt.json. Nil when none is there; what was taken is logged
     /// when it was not named on the command line.
@@ -73,7 +76,7 @@ extension JoltCLI {
             throw JoltError(.usage, "jolt \(a.command): --config is --board by another name: give one of them")
         }
         if let path = a.value("--board", "--config") { return path }
-        if let env = Environment.value("JOLT_BOARD"), !env.isEmpty {
+        if let env = environmentBoard {
             Log.info("board profile from $JOLT_BOARD: \(env)")
             return env
         }
@@ -89,7 +92,7 @@ extension JoltCLI {
     /// and a jolt answers in the usual places — an owner's `jolt watch` beside a running one.
     static func attachFirst(_ a: Arguments) -> Bool {
         if a.value("--socket") != nil { return true }
-        guard a.value("--board") == nil, (Environment.value("JOLT_BOARD") ?? "").isEmpty, !Files.exists(systemBoard) else { return false }
+        guard a.value("--board") == nil, environmentBoard == nil, !Files.exists(systemBoard) else { return false }
         return (try? ControlClient.request("status", socket: nil)) != nil
     }
 
@@ -102,7 +105,7 @@ extension JoltCLI {
 
     /// Whether a board profile is named: `--board`, `$JOLT_BOARD` or the installed one.
     static func boardNamed(_ a: Arguments) -> Bool {
-        a.value("--board") != nil || !(Environment.value("JOLT_BOARD") ?? "").isEmpty || Files.exists(systemBoard)
+        a.value("--board") != nil || environmentBoard != nil || Files.exists(systemBoard)
     }
 
     /// The board of a command that needs a real profile (calibrate, safe, output).
