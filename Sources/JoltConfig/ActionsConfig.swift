@@ -238,18 +238,20 @@ extension BoardProfile {
         }
     }
 
-    /// A list of triggers under `key`: ["shake", "flip", "tamper"], at least one.
+    /// A list of triggers under `key` (the kinds of `EventKinds.triggers`: ["shake", "flip",
+    /// "tamper"]), at least one.
     static func parseTriggers(_ r: ObjectReader, _ key: String) throws(JoltError) -> AlarmTriggers? {
         guard let n = r.node(key) else { return nil }
-        guard case .array(let items) = n.value else { throw r.fail(key, n, "must be a list like [\"shake\", \"flip\", \"tamper\"]") }
+        let names = EventKinds.triggers.map { "\"\($0.name)\"" }
+        guard case .array(let items) = n.value else { throw r.fail(key, n, "must be a list like [\(names.joined(separator: ", "))]") }
         var t = AlarmTriggers()
         for item in items {
-            guard case .string(let s) = item.value, ["shake", "flip", "tamper"].contains(s) else {
-                throw r.fail(key, item, "each trigger must be \"shake\", \"flip\" or \"tamper\"")
+            guard case .string(let s) = item.value, let kind = EventKinds.triggers.first(where: { $0.name == s }) else {
+                throw r.fail(key, item, "each trigger must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? "")")
             }
-            t.insert(s == "shake" ? .shake : (s == "flip" ? .flip : .tamper))
+            t.insert(kind.trigger)
         }
-        guard !t.isEmpty else { throw r.fail(key, n, "must name at least one of \"shake\", \"flip\", \"tamper\" (an alarm nothing can trigger guards nothing)") }
+        guard !t.isEmpty else { throw r.fail(key, n, "must name at least one of \(names.joined(separator: ", ")) (an alarm nothing can trigger guards nothing)") }
         return t
     }
 

@@ -210,6 +210,7 @@ package enum ConfigDoc {
 
     package static var alarmKeys: [Key] {
         let a = AlarmSettings(), c = ControlConfig()
+        let triggerList = EventKinds.triggers.map { "`\($0.name)`" }.joined(separator: ", ")
         return [
             Key(path: "alarm", defaultValue: "no alarm", meaning: "The theft alarm: armed, it sounds when the board is moved (docs/alarm.md)."),
             Key(path: "alarm.armed_at_start", defaultValue: "false", meaning: "Arm when Jolt starts (after `arming_ms`); otherwise `jolt arm`, MQTT or the key switch arms it."),
@@ -218,13 +219,13 @@ package enum ConfigDoc {
             Key(path: "alarm.self_test", defaultValue: "\"refuse\"", meaning: "The chip's check when the alarm is armed: its WHO_AM_I, its built-in self-test against the datasheet's limits, and its noise at rest (about half a second, while the grace period starts). `refuse`: a chip that fails is not armed, and `jolt arm` says why; `warn`: it arms, with a warning; `off`: no check. Armed at start (`armed_at_start`, or a saved state), a failure is warned of and it arms all the same (fail-secure). `jolt status` and Home Assistant show the last check."),
             Key(path: "alarm.entry_ms", defaultValue: "0", meaning: "The entry delay: tripped, the alarm is `pending` this long (its output chirps four times a second) before it sounds, so that the owner can disarm it first. A lost sensor and the panel's trigger sound at once. 0: it sounds at once."),
             Key(path: "alarm.modes", defaultValue: "", meaning: "Arming modes besides away (`triggers`): `{\"home\": [\"tamper\"], \"night\": [\"tamper\"]}`, each the triggers it watches armed that way (`jolt arm --mode home`, Home Assistant's *Arm home* and *Arm night*). A mode not listed is not offered."),
-            Key(path: "alarm.modes.home", defaultValue: "", meaning: "The triggers armed home: a list of `shake`, `flip`, `tamper`."),
-            Key(path: "alarm.modes.night", defaultValue: "", meaning: "The triggers armed night: a list of `shake`, `flip`, `tamper`."),
+            Key(path: "alarm.modes.home", defaultValue: "", meaning: "The triggers armed home: a list of \(triggerList)."),
+            Key(path: "alarm.modes.night", defaultValue: "", meaning: "The triggers armed night: a list of \(triggerList)."),
             Key(path: "alarm.chirp", defaultValue: "false", meaning: "Chirps on `output`: a short one each second of the grace period (the exit delay), one when it starts watching, two when disarmed."),
             Key(path: "alarm.arming_ms", defaultValue: "\(a.armingMillis)", meaning: "The grace period between arming and watching: time to step away."),
             Key(path: "alarm.max_sound_ms", defaultValue: "\(a.maxSoundMillis)", meaning: "A triggered alarm stops sounding after this (0: until disarmed), then watches again."),
             Key(path: "alarm.sensor_lost_ms", defaultValue: "\(a.sensorLostMillis)", meaning: "Armed, a sensor that sends nothing for this long triggers it with reason `sensor` (a cut cable, a chip pulled off or frozen); 0: a lost sensor is only a `fault`. It triggers once per loss: after `max_sound_ms` it stays quiet until the sensor is back."),
-            Key(path: "alarm.triggers", defaultValue: "[\"shake\", \"flip\", \"tamper\"]", meaning: "What triggers it: any of `shake`, `flip`, `tamper`."),
+            Key(path: "alarm.triggers", defaultValue: "[\(EventKinds.triggerNames(a.triggers).map { "\"\($0)\"" }.joined(separator: ", "))]", meaning: "What triggers it: any of \(triggerList)."),
             Key(path: "alarm.output", defaultValue: "", meaning: "The output (an `outputs` name) that sounds."),
             Key(path: "alarm.cadence", defaultValue: "on 500, off 500", meaning: "How it sounds: `{\"on_ms\": …, \"off_ms\": …}` (or `pulse_ms` instead, for one pulse)."),
             Key(path: "alarm.cadence.on_ms", defaultValue: "500", meaning: "Sounding time of each period."),

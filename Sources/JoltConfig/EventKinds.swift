@@ -23,9 +23,13 @@ public struct EventKind: Sendable {
     /// Home Assistant: an event entity of this title (the variants its event types), and whether
     /// only a board with an alarm has it.
     public let entity: (title: String, alarmOnly: Bool)?
+    /// The alarm trigger it is, named by `alarm.triggers` and `alarm.modes`; empty for a kind
+    /// that cannot trigger the alarm.
+    public let trigger: AlarmTriggers
 
     public init(_ name: String, variantKey: String? = nil, variants: [String] = [], extraBindings: [String] = [], says: String,
-                retained: (topic: String, on: [String?], off: [String?])? = nil, entity: (title: String, alarmOnly: Bool)? = nil) {
+                retained: (topic: String, on: [String?], off: [String?])? = nil, entity: (title: String, alarmOnly: Bool)? = nil,
+                trigger: AlarmTriggers = []) {
         self.name = name
         self.variantKey = variantKey
         self.variants = variants
@@ -33,6 +37,7 @@ public struct EventKind: Sendable {
         self.says = says
         self.retained = retained
         self.entity = entity
+        self.trigger = trigger
     }
 
     /// The action bindings it answers to: `shake.began`, …, or its name alone.
@@ -45,11 +50,13 @@ public struct EventKind: Sendable {
 /// Every kind of event, in the order the docs list them.
 public enum EventKinds {
     public static let shake = EventKind("shake", variantKey: "phase", variants: ["began", "ended", "cancelled"], says: "shake",
-                                        retained: ("shake", on: ["began"], off: ["ended", "cancelled"]), entity: ("Shake", false))
+                                        retained: ("shake", on: ["began"], off: ["ended", "cancelled"]), entity: ("Shake", false),
+                                        trigger: .shake)
     public static let flip = EventKind("flip", variantKey: "state", variants: ["face_down", "face_up"], says: "flip:",
-                                       retained: ("face_down", on: ["face_down"], off: ["face_up"]), entity: ("Flip", false))
+                                       retained: ("face_down", on: ["face_down"], off: ["face_up"]), entity: ("Flip", false),
+                                       trigger: .flip)
     public static let tamper = EventKind("tamper", says: "tamper: moved from where it was armed",
-                                         retained: ("tamper", on: [nil], off: []), entity: ("Tamper", true))
+                                         retained: ("tamper", on: [nil], off: []), entity: ("Tamper", true), trigger: .tamper)
     public static let alarm = EventKind("alarm", variantKey: "state", variants: ["triggered", "armed", "arming", "disarmed", "pending"],
                                         extraBindings: ["cleared"].map { "alarm." + $0 }, says: "alarm")
     public static let walkTest = EventKind("walk_test", says: "walk test: would trigger", entity: ("Walk test", true))
@@ -57,6 +64,14 @@ public enum EventKinds {
     public static let recovered = EventKind("recovered", says: "recovered", retained: ("problem", on: [], off: [nil]))
 
     public static let all = [shake, flip, tamper, alarm, walkTest, fault, recovered]
+
+    /// The kinds that can trigger the alarm, in order.
+    public static var triggers: [EventKind] { all.filter { !$0.trigger.isEmpty } }
+
+    /// The names of the triggers in `t`, in order: ["shake", "tamper"].
+    public static func triggerNames(_ t: AlarmTriggers) -> [String] {
+        triggers.filter { t.contains($0.trigger) }.map(\.name)
+    }
 
     /// Every binding a profile's `actions` may name.
     public static var bindingNames: [String] { all.flatMap(\.bindings) }

@@ -8,6 +8,7 @@ import Foundation
 @testable import JoltRun
 @testable import JoltSimBoard
 import JoltChips
+import JoltCore
 import JoltLinux
 import JoltTestSupport
 import Testing
@@ -158,6 +159,23 @@ struct BadInputTests {
         let b = try BoardProfile.parse(Array(data), file: "full.json")
         #expect(b.outputs.count == 2 && b.inputs.count == 1 && b.alarm?.keySwitch == "key" && b.sim.faults.count == 1)
         #expect(configCases.count > 300, "\(configCases.count) cases")
+    }
+
+    @Test("alarm.triggers and alarm.modes take each kind EventKinds declares a trigger, by its name, and nothing else")
+    func triggersFromTheDeclaration() throws {
+        let declared = EventKinds.triggers
+        #expect(declared.map(\.name) == ["shake", "flip", "tamper"])
+        for kind in declared {
+            let text = #"{"bus": "sim", "alarm": {"silent": true, "triggers": [""# + kind.name + #""], "modes": {"home": [""# + kind.name + #""]}}}"#
+            let a = try #require(try BoardProfile.parse(Array(text.utf8), file: "t.json").alarm)
+            #expect(a.settings.triggers == kind.trigger && a.settings.homeTriggers == kind.trigger, "\(kind.name)")
+        }
+        #expect(declared.reduce(AlarmTriggers()) { $0.union($1.trigger) } == .all)
+        // A kind that is no trigger (walk_test, fault) is refused, naming every trigger there is.
+        for name in ["walk_test", "fault"] {
+            let text = #"{"bus": "sim", "alarm": {"silent": true, "triggers": [""# + name + #""]}}"#
+            #expect(throws: JoltError.self) { try BoardProfile.parse(Array(text.utf8), file: "t.json") }
+        }
     }
 
     @Test("a retired key (detection.tamper.motion_g, motion_ms) still loads, with one warning each naming the line and what replaced it")

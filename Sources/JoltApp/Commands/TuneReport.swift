@@ -1,4 +1,5 @@
 import JoltActions
+import JoltConfig
 import JoltCore
 import JoltJSON
 import JoltSupport
@@ -56,7 +57,7 @@ struct TuneReport {
     }
 
     var triggerNames: String {
-        [(AlarmTriggers.shake, "shake"), (.flip, "flip"), (.tamper, "tamper")].filter { triggers.contains($0.0) }.map(\.1).joined(separator: ", ")
+        EventKinds.triggerNames(triggers).joined(separator: ", ")
     }
 
     func text(output: String?) -> String {
