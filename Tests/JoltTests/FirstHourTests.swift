@@ -230,6 +230,18 @@ final class UsualSocketPlaces: Sendable {
         defer { busy.withLock { $0 = false } }
         try body()
     }
+
+    /// Runs `body` with the usual places to itself and a login's runtime folder of its own
+    /// (mode 0700, removed after): the environment that puts a jolt's socket there, and sends
+    /// the clients to look there.
+    func withRuntimeFolder(_ body: (_ runtime: String, _ environment: [String: String]) throws -> Void) throws {
+        try exclusively {
+            let runtime = NSTemporaryDirectory() + "jolt-xdg-\(UUID().uuidString.prefix(6))"
+            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            defer { try? FileManager.default.removeItem(atPath: runtime) }
+            try body(runtime, ["XDG_RUNTIME_DIR": runtime, "RUNTIME_DIRECTORY": ""])
+        }
+    }
 }
 
 /// A `jolt run` started in the background, its stderr collected, stopped with SIGTERM.
@@ -338,16 +350,12 @@ struct AttachTests {
     func attachWithoutBoard() throws {
         try #require(!FileManager.default.fileExists(atPath: "/etc/jolt/jolt.json"), "an installed profile names the board")
         // The clients look in /run/jolt first: no other test's jolt may be there meanwhile.
-        try UsualSocketPlaces.shared.exclusively { try attachWithoutBoardAlone() }
-    }
-
-    func attachWithoutBoardAlone() throws {
         // A login's runtime folder of its own: the running jolt's socket goes there, and the
         // clients look there, with no --board, --socket or $JOLT_BOARD.
-        let runtime = NSTemporaryDirectory() + "jolt-xdg-\(UUID().uuidString.prefix(6))"
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: runtime) }
-        let env = ["XDG_RUNTIME_DIR": runtime, "RUNTIME_DIRECTORY": ""]
+        try UsualSocketPlaces.shared.withRuntimeFolder { runtime, env in try attachWithoutBoardAlone(runtime, env) }
+    }
+
+    func attachWithoutBoardAlone(_ runtime: String, _ env: [String: String]) throws {
         var text = try String(contentsOfFile: packageRoot + "/boards/kiosk-alarm.json", encoding: .utf8)
         text = text.edited("\"motion\": \"lift\"", "\"motion\": \"rest\"").edited("\"armed_at_start\": true", "\"armed_at_start\": false")
         let run = try BackgroundJolt(["run", "--board", tempFile(text, name: "kiosk.json")], environment: env)
@@ -372,11 +380,7 @@ struct AttachTests {
 
     @Test("watch and record given the board of the running simulated kiosk attach to it, and not to a run of another board")
     func attachWithItsBoard() throws {
-        try UsualSocketPlaces.shared.exclusively {
-            let runtime = NSTemporaryDirectory() + "jolt-xdg-\(UUID().uuidString.prefix(6))"
-            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            defer { try? FileManager.default.removeItem(atPath: runtime) }
-            let env = ["XDG_RUNTIME_DIR": runtime, "RUNTIME_DIRECTORY": ""]
+        try UsualSocketPlaces.shared.withRuntimeFolder { runtime, env in
             var text = try String(contentsOfFile: packageRoot + "/boards/kiosk-alarm.json", encoding: .utf8)
             text = text.edited("\"motion\": \"lift\"", "\"motion\": \"rest\"").edited("\"armed_at_start\": true", "\"armed_at_start\": false")
             let board = tempFile(text, name: "kiosk.json")

@@ -289,11 +289,7 @@ struct StatusWithoutSocketTests {
 
     @Test("a simulated board without an alarm opens no socket: jolt status says a jolt runs, with its pid and why it cannot be reached")
     func runningWithoutSocket() throws {
-        try UsualSocketPlaces.shared.exclusively {
-            let runtime = NSTemporaryDirectory() + "jolt-xdg-\(UUID().uuidString.prefix(6))"
-            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            defer { try? FileManager.default.removeItem(atPath: runtime) }
-            let env = ["XDG_RUNTIME_DIR": runtime, "RUNTIME_DIRECTORY": ""]
+        try UsualSocketPlaces.shared.withRuntimeFolder { _, env in
             let text = try String(contentsOfFile: packageRoot + "/boards/sim.json", encoding: .utf8).edited("\"motion\": \"demo\"", "\"motion\": \"rest\"")
             let run = try BackgroundJolt(["run", "--board", tempFile(text, name: "quiet-sim.json"), "--seconds", "60"], environment: env)
             defer { _ = run.stop() }
