@@ -104,8 +104,8 @@ final class Broker: @unchecked Sendable {
     deinit { stop() }
 
     /// A subscriber (mosquitto_sub) printing "topic payload" per message.
-    func subscribe(_ topics: [String], user: String = Broker.user, password: String = Broker.password) throws -> Subscriber {
-        try Subscriber(port: port, topics: topics, user: user, password: password, caFile: caFile)
+    func subscribe(_ topics: [String], user: String = Broker.user, password: String = Broker.password, format: String? = nil) throws -> Subscriber {
+        try Subscriber(port: port, topics: topics, user: user, password: password, caFile: caFile, format: format)
     }
 
     /// Publishes each line as a message, in order, with one mosquitto_pub.
@@ -142,9 +142,11 @@ final class Subscriber: @unchecked Sendable {
     let lock = NSLock()
     var text = ""
 
-    init(port: Int, topics: [String], user: String, password: String, caFile: String? = nil) throws {
+    /// `format`: mosquitto_sub's -F (what it prints of each message) instead of -v's "topic payload".
+    init(port: Int, topics: [String], user: String, password: String, caFile: String? = nil, format: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-u", user, "-P", password, "-q", "1", "-v"] + topics.flatMap { ["-t", $0] } + (caFile.map { ["--cafile", $0] } ?? [])
+        process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-u", user, "-P", password, "-q", "1"] + (format.map { ["-F", $0] } ?? ["-v"])
+            + topics.flatMap { ["-t", $0] } + (caFile.map { ["--cafile", $0] } ?? [])
         process.standardOutput = pipe
         process.standardError = pipe
         pipe.fileHandleForReading.readabilityHandler = { [weak self] h in
@@ -155,6 +157,13 @@ final class Subscriber: @unchecked Sendable {
             self.lock.unlock()
         }
         try process.run()
+    }
+
+    /// What mosquitto_sub printed so far.
+    var output: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return text
     }
 
     /// (topic, payload) per message so far.
@@ -262,16 +271,17 @@ struct MQTTTests {
     @Test("evidence over MQTT: with mqtt.evidence_max_kib, the alarm's evidence trace arrives on jolt/<device>/evidence, trimmed around the trigger to fit; the file keeps it whole")
     func evidence() throws {
         let broker = try Broker()
-        let sub = Process()
-        sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        sub.arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", Broker.user, "-P", Broker.password, "-q", "1", "-t", "jolt/kiosk-1/evidence", "-C", "1", "-W", "30"]
-        let pipe = Pipe()
-        sub.standardOutput = pipe
-        try sub.run()
-        defer { if sub.isRunning { kill(sub.processIdentifier, SIGKILL) } }
-        let ready = try broker.subscribe(["jolt/kiosk-1/evidence"])
-        defer { ready.stop() }
-        usleep(300_000)   // both subscribers are in before the run publishes
+        // Each message as "topic length" on a line, then its payload: the evidence, whole and
+        // exactly. The run publishes it once, so the subscriber must be in first: it is once it
+        // hears a probe on a topic of the same subscription.
+        let sub = try broker.subscribe(["jolt/kiosk-1/probe", "jolt/kiosk-1/evidence"], format: "%t %l\n%p")
+        defer { sub.stop() }
+        let subscribed = sub.wait(until: { _ in
+            if sub.output.contains("jolt/kiosk-1/probe ") { return true }
+            try? broker.publish("jolt/kiosk-1/probe", "?")
+            return false
+        }, timeout: 30)
+        try #require(subscribed, "the subscriber hears its probe: \(sub.output)")
         let state = NSTemporaryDirectory() + "jolt-evidence-mqtt-\(UUID().uuidString.prefix(8))"
         let mqtt = broker.mqttConfig().edited("\"outbox\":", "\"evidence_max_kib\": 8, \"outbox\":")
         let board = try kioskBoard(socket: socketPath(), extra: mqtt)
@@ -285,10 +295,17 @@ struct MQTTTests {
         try cmd.run()
         let trigger = try #require(triggered, "the lift triggers the alarm")
         let path = try #require(trigger["evidence"] as? String)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        sub.waitUntilExit()
+        func evidence() -> [UInt8]? {
+            let out = Array(sub.output.utf8), head = Array("jolt/kiosk-1/evidence ".utf8)
+            guard let at = (0...max(out.count - head.count, 0)).first(where: { out.count >= head.count && Array(out[$0..<$0 + head.count]) == head }),
+                  let eol = out[(at + head.count)...].firstIndex(of: 10),
+                  let length = Int(String(decoding: out[(at + head.count)..<eol], as: UTF8.self)), out.count >= eol + 1 + length else { return nil }
+            return Array(out[(eol + 1)..<(eol + 1 + length)])
+        }
+        try #require(sub.wait(until: { _ in evidence() != nil }, timeout: 30), "the evidence arrives: \(sub.output.prefix(300))")
+        let data = evidence() ?? []
         let sent = String(decoding: data, as: UTF8.self)
-        #expect(data.count <= 8 * 1024 + 1, "\(data.count) bytes")   // mosquitto_sub adds a newline
+        #expect(data.count <= 8 * 1024, "\(data.count) bytes")
         #expect(sent.hasPrefix("# jolt-trace v1\n") && sent.contains("# trimmed: kept ") && sent.contains("to fit mqtt.evidence_max_kib"), "\(sent.prefix(600))")
         let whole = try String(contentsOfFile: path, encoding: .utf8)
         #expect(!whole.contains("# trimmed:") && whole.utf8.count > 8 * 1024, "the file is whole: \(whole.utf8.count) bytes")
