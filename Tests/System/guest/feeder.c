@@ -9,7 +9,8 @@
  * (559 mg), and while ACCEL_CONFIG's XA/YA/ZA_ST bits are set the data read that much more on
  * their axes; the data follow ACCEL_CONFIG's range, rewritten within a tick of it changing.
  * /run/jolt-feeder/at says where it is: the angle step, 0 (flat) to 5 (30°); /run/jolt-feeder/rows
- * counts the rows written. Built static for the guest's architecture by Tests/System/run: a shell
+ * counts the rows written. The bus is /dev/i2c-0, or the first argument (the image test's stub is
+ * on a Pi's fourth bus or later). Built static for the guest's architecture by Tests/System/run: a shell
  * loop starting i2cget and i2cset for every row answered the reset only between its rows, which
  * an emulated CPU under load slowed past the driver's one-second wait.
  */
@@ -50,12 +51,13 @@ static void write_row(const int *v, int cfg) {
     write_block(0x3B, bytes, 14);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     /* At ±4 g (8192 counts per g), 0° to 30° about x in 6° steps: y = 8192 sin, z = 8192 cos. */
     static const int ys[] = {0, 856, 1703, 2531, 3332, 4096}, zs[] = {8192, 8147, 8013, 7791, 7484, 7094};
     int at = 0, lift = 0, row = 0, v[7] = {0, 0, 8192, 0, 0, 0, 0}, written_cfg = -1;
-    bus = open("/dev/i2c-0", O_RDWR);
-    if (bus < 0 || ioctl(bus, I2C_SLAVE, 0x68) < 0) { perror("feeder: /dev/i2c-0, 0x68"); return 1; }
+    const char *path = argc > 1 ? argv[1] : "/dev/i2c-0";
+    bus = open(path, O_RDWR);
+    if (bus < 0 || ioctl(bus, I2C_SLAVE, 0x68) < 0) { fprintf(stderr, "feeder: %s, 0x68: ", path); perror(""); return 1; }
     write_byte(0x75, 0x68);   /* WHO_AM_I */
     write_byte(0x6B, 0x40);   /* PWR_MGMT_1 after power-on: asleep */
     for (unsigned char r = 0x0D; r <= 0x0F; r++) write_byte(r, 0x80);   /* XA/YA/ZA_TEST [4:2] = 100 */
