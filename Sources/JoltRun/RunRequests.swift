@@ -178,11 +178,18 @@ package final class RunRequests {
     }
 
     /// The acknowledgements held for saves now settled, sent (the control socket's and MQTT's):
-    /// those on disk as held, those that failed as refusals that name the disk.
-    package func releaseSaved() {
+    /// those on disk as held, those that failed as refusals that name the disk. `failures`:
+    /// whether failed saves are answered now, or wait (as if under way) for a turn that has seen
+    /// the failure and re-armed after a disarm the disk could not keep.
+    package func releaseSaved(failures: Bool = true) {
         guard let s = alarm?.store, !held.isEmpty || control?.held.isEmpty == false else { return }
+        func outcome(_ n: UInt64) -> SaveQueue.Outcome {
+            let o = s.outcome(of: n)
+            if case .failed = o, !failures { return .pending }
+            return o
+        }
         control?.release { n, reply in
-            switch s.outcome(of: n) {
+            switch outcome(n) {
             case .pending: return nil
             case .saved: return reply
             case .failed(let why): return JSON.members([("ok", false), ("error", .string(notSaved(why))), ("saved", false)] + alarmFields).text
@@ -190,7 +197,7 @@ package final class RunRequests {
         }
         var i = 0
         while i < held.count {
-            switch s.outcome(of: held[i].save) {
+            switch outcome(held[i].save) {
             case .pending:
                 i += 1
                 continue
@@ -212,8 +219,11 @@ package final class RunRequests {
     /// Each turn: a disarm the disk could not keep leaves the alarm armed (the safer state), and
     /// what keeps the alarm from keeping its word is said when it changes.
     package func keepWord(_ turn: inout Turn) {
+        // The writer thread may fail a save between the re-arm below and the replies: a failure
+        // is answered only in a turn that saw it first, so the refusal says "armed", not "disarmed".
+        let failureSeen = alarm?.store?.trouble != nil
         if let c = alarm?.unsavedDisarm(at: streamNow(), gravity: turn.gravity) { turn.changes.append(c) }
-        releaseSaved()
+        releaseSaved(failures: failureSeen)
         checkTrouble()
     }
 
