@@ -23,8 +23,9 @@ package protocol Board: AnyObject {
     var origin: Int64 { get }
     /// Whether the data has run out: a played motion that ended. A real chip never does.
     var exhausted: Bool { get }
-    /// Whether the chip is a simulated one.
-    var isSimulated: Bool { get }
+    /// The device node one Jolt at a time may hold (the bus's /dev/i2c-N, locked for the run);
+    /// nil where the bus is the process's own.
+    var exclusiveNode: String? { get }
     /// Until when the host cannot poll (an injected stall), if it cannot now.
     func pollBlocked(at now: Int64) -> Int64?
     /// The run's clock: real time, or (`fast`, a simulated board only) simulated time that jumps
@@ -56,7 +57,7 @@ package final class LinuxBoard: Board {
     package var transactions: Int { bus.transactions }
     package var origin: Int64 { 0 }
     package var exhausted: Bool { false }
-    package var isSimulated: Bool { false }
+    package var exclusiveNode: String? { bus.path }
     package func pollBlocked(at now: Int64) -> Int64? { nil }
 
     package func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock {

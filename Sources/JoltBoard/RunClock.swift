@@ -40,6 +40,22 @@ package final class RunClock {
         return t
     }
 
+    /// Lets time pass until `deadline` or until one of `fds` is readable (`revents` says which).
+    /// Simulated time jumps to the deadline, and takes what is readable then.
+    package func wait(_ fds: inout [pollfd], until deadline: Int64) {
+        if virtual {
+            advance(to: deadline)
+            _ = try? Sys.poll(&fds, timeoutMicros: 0)
+            return
+        }
+        var t = now
+        while t < deadline {
+            _ = try? Sys.poll(&fds, timeoutMicros: deadline - t)
+            if fds.contains(where: { $0.revents != 0 }) { return }
+            t = now
+        }
+    }
+
     /// Lets time pass until `t` (virtual: jumps there).
     package func advance(to t: Int64) {
         if virtual {

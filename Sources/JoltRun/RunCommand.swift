@@ -311,19 +311,19 @@ package final class RunCommand {
 
     /// One Jolt per bus: an exclusive lock on the bus's device node.
     package func lockBus() throws(JoltError) {
-        guard !hw.isSimulated else { return }
+        guard let node = hw.exclusiveNode else { return }
         do {
-            let fd = try Sys.open(hw.busName, O_RDONLY)
+            let fd = try Sys.open(node, O_RDONLY)
             if try Sys.tryLock(fd) {
                 busLock = fd
             } else {
                 Sys.close(fd)
-                throw JoltError(.tempFailure, "another jolt is already using \(hw.busName): stop it first (systemctl stop jolt) — two programs configuring one chip would fight over it")
+                throw JoltError(.tempFailure, "another jolt is already using \(node): stop it first (systemctl stop jolt) — two programs configuring one chip would fight over it")
             }
         } catch let e as JoltError {
             throw e
         } catch {
-            throw JoltError(.unavailable, "\(hw.busName): cannot lock: \(error)")
+            throw JoltError(.unavailable, "\(node): cannot lock: \(error)")
         }
     }
 

@@ -155,17 +155,7 @@ package struct RunLoop {
                 riseAt = t
             }
         }
-        if clock.virtual {
-            clock.advance(to: deadline)
-            _ = try? Sys.poll(&fds, timeoutMicros: 0)
-        } else {
-            var now = clock.now
-            while now < deadline {
-                _ = try? Sys.poll(&fds, timeoutMicros: deadline - now)
-                if fds.contains(where: { $0.revents != 0 }) { break }
-                now = clock.now
-            }
-        }
+        clock.wait(&fds, until: deadline)
         var ready = [Bool](repeating: false, count: wakeups.count)
         var rose = riseAt.map { clock.now >= $0 } ?? false
         for (k, f) in fds.enumerated() where f.revents != 0 {

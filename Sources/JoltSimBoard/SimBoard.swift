@@ -76,7 +76,7 @@ package final class SimBoard: Board {
     package var transactions: Int { world.bus.transactions }
     package var origin: Int64 { world.origin }
     package var exhausted: Bool { world.exhausted }
-    package var isSimulated: Bool { true }
+    package var exclusiveNode: String? { nil }
     package func pollBlocked(at now: Int64) -> Int64? { world.bus.stallEnd(at: now) }
     package func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock { RunClock(virtual: fast, sim: world.clock) }
     package func output(_ line: NamedLine) throws(JoltError) -> OutputLine { SimOutput(name: line.name, spec: line.line) }
