@@ -47,6 +47,27 @@ public struct EventKind: Sendable {
     public var eventTypes: [String] { variants.isEmpty ? [name] : variants }
 }
 
+/// A state MQTT keeps retained for events, "ON" or "OFF" under the device's topics, and the Home
+/// Assistant binary sensor that shows it. The kinds that move it name it (`EventKind.retained`).
+public struct RetainedState: Sendable {
+    /// The topic under the device's, which is also the sensor's object id: "shake".
+    public let topic: String
+    /// The sensor's title, and how Home Assistant shows it (its device class or icon, its
+    /// category), in the order of its configuration.
+    public let title: String
+    public let look: [(key: String, value: String)]
+    /// Whether only a board with an alarm has it (then the alarm's state turns it off); else it
+    /// is off whenever MQTT connects.
+    public let alarmOnly: Bool
+
+    public init(_ topic: String, title: String, look: [(key: String, value: String)], alarmOnly: Bool = false) {
+        self.topic = topic
+        self.title = title
+        self.look = look
+        self.alarmOnly = alarmOnly
+    }
+}
+
 /// Every kind of event, in the order the docs list them.
 public enum EventKinds {
     public static let shake = EventKind("shake", variantKey: "phase", variants: ["began", "ended", "cancelled"], says: "shake",
@@ -76,10 +97,12 @@ public enum EventKinds {
     /// Every binding a profile's `actions` may name.
     public static var bindingNames: [String] { all.flatMap(\.bindings) }
 
-    /// The topics MQTT keeps retained for events, each once, in order.
-    public static var retainedTopics: [String] {
-        var seen: [String] = []
-        for k in all { if let t = k.retained?.topic, !seen.contains(t) { seen.append(t) } }
-        return seen
-    }
+    /// The states MQTT keeps retained for events, each once, in the order Home Assistant
+    /// discovery lists their sensors; every `retained` topic above is one of them.
+    public static let states = [
+        RetainedState("tamper", title: "Tamper", look: [("device_class", "tamper")], alarmOnly: true),
+        RetainedState("problem", title: "Sensor problem", look: [("device_class", "problem"), ("entity_category", "diagnostic")]),
+        RetainedState("shake", title: "Shaking", look: [("device_class", "vibration")]),
+        RetainedState("face_down", title: "Face down", look: [("icon", "mdi:flip-vertical")]),
+    ]
 }

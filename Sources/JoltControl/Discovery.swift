@@ -17,8 +17,8 @@ extension MQTTBridge {
     /// Every entity Jolt may publish, as (component, object id).
     package static let allEntities: [(String, String)] = [
         ("alarm_control_panel", "alarm"), ("sensor", "last_command")] + EventKinds.all.filter { $0.entity != nil }.map { ("event", $0.name) } + [
-        ("siren", "buzzer"), ("button", "test_buzzer"), ("binary_sensor", "tamper"), ("binary_sensor", "problem"), ("binary_sensor", "trouble"),
-        ("binary_sensor", "shake"), ("binary_sensor", "face_down"), ("sensor", "last_event"), ("sensor", "tilt"), ("sensor", "speed"),
+        ("siren", "buzzer"), ("button", "test_buzzer")] + EventKinds.states.map { ("binary_sensor", $0.topic) } + [
+        ("binary_sensor", "trouble"), ("sensor", "last_event"), ("sensor", "tilt"), ("sensor", "speed"),
     ]
 
     /// (topic, retained payload) for every entity: its configuration, or "" to remove it.
@@ -70,13 +70,12 @@ extension MQTTBridge {
                 ("icon", "mdi:bell-ring"),
             ])
         }
-        if hasAlarm {
-            add("binary_sensor", "tamper", "Tamper", [("state_topic", .string(tamperTopic)), ("payload_on", "ON"), ("payload_off", "OFF"), ("device_class", "tamper")])
-            add("binary_sensor", "trouble", "Alarm trouble", troubleSensor())
+        // A binary sensor for each state the events keep retained (EventKinds.states).
+        for s in EventKinds.states where hasAlarm || !s.alarmOnly {
+            add("binary_sensor", s.topic, s.title, [("state_topic", .string(base + "/" + s.topic)), ("payload_on", "ON"), ("payload_off", "OFF")]
+                + s.look.map { ($0.key, .string($0.value)) })
         }
-        add("binary_sensor", "problem", "Sensor problem", [("state_topic", .string(problemTopic)), ("payload_on", "ON"), ("payload_off", "OFF"),
-                                                            ("device_class", "problem"), ("entity_category", "diagnostic")])
-        add("binary_sensor", "shake", "Shaking", [("state_topic", .string(shakeTopic)), ("payload_on", "ON"), ("payload_off", "OFF"), ("device_class", "vibration")])
+        if hasAlarm { add("binary_sensor", "trouble", "Alarm trouble", troubleSensor()) }
         add("sensor", "tilt", "Tilt", [("state_topic", .string(measuresTopic)), ("value_template", "{{ value_json.tilt_deg }}"), ("unit_of_measurement", "°"),
                                        ("state_class", "measurement"), ("suggested_display_precision", 1), ("icon", "mdi:angle-acute")])
         if hasAlarm {
@@ -84,7 +83,6 @@ extension MQTTBridge {
             add("sensor", "speed", "Movement speed", [("state_topic", .string(measuresTopic)), ("unit_of_measurement", "mm/s"), ("state_class", "measurement"),
                                                       ("value_template", "{{ value_json.speed_mm_s if value_json.speed_mm_s is defined else None }}"), ("icon", "mdi:speedometer")])
         }
-        add("binary_sensor", "face_down", "Face down", [("state_topic", .string(faceDownTopic)), ("payload_on", "ON"), ("payload_off", "OFF"), ("icon", "mdi:flip-vertical")])
         return out
     }
 

@@ -57,12 +57,9 @@ package final class MQTTBridge: @unchecked Sendable {
     package var availabilityTopic: String { base + "/availability" }
     package var setTopic: String { base + "/set" }
     package var resultTopic: String { base + "/result" }
-    package var shakeTopic: String { base + "/shake" }
-    package var faceDownTopic: String { base + "/face_down" }
     package var tamperTopic: String { base + "/tamper" }
     /// Each alarm's evidence trace, when `mqtt.evidence_max_kib` asks for it.
     package var evidenceTopic: String { base + "/evidence" }
-    package var problemTopic: String { base + "/problem" }
     /// The alarm's trouble: `{"state":"ON","problems":["…"]}` while it cannot keep its word.
     package var troubleTopic: String { base + "/trouble" }
     package var measuresTopic: String { base + "/measures" }
@@ -141,9 +138,7 @@ package final class MQTTBridge: @unchecked Sendable {
     /// `alarm(…)` publishes it: a panel never shows a disarm that nobody made.
     package func start(board: BoardProfile, sensor: String) {
         if !hasAlarm { link.setRetained(topic: availabilityTopic, payload: "online") }
-        link.setRetained(topic: shakeTopic, payload: "OFF")
-        link.setRetained(topic: faceDownTopic, payload: "OFF")
-        link.setRetained(topic: problemTopic, payload: "OFF")
+        for s in EventKinds.states where !s.alarmOnly { link.setRetained(topic: base + "/" + s.topic, payload: "OFF") }
         if hasAlarm { trouble([]) }
         // Every entity Jolt may publish: its configuration, or an empty one that removes it.
         for (topic, payload) in discovery(board: board, sensor: sensor) { link.setRetained(topic: topic, payload: payload) }

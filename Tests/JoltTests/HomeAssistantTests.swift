@@ -67,6 +67,10 @@ struct HomeAssistantTests {
         #expect(present["event/flip"]?["event_types"] as? [String] == ["face_down", "face_up"])
         #expect(present["binary_sensor/tamper"]?["device_class"] as? String == "tamper")
         #expect(present["binary_sensor/problem"]?["entity_category"] as? String == "diagnostic")
+        #expect(present["binary_sensor/shake"]?["state_topic"] as? String == "jolt/k1/shake" && present["binary_sensor/face_down"]?["icon"] as? String == "mdi:flip-vertical")
+        // Each retained topic an event kind moves has its sensor, and each sensor a kind that moves it.
+        let moved = Set(EventKinds.all.compactMap { $0.retained?.topic })
+        #expect(moved == Set(EventKinds.states.map(\.topic)), "\(moved)")
         #expect(present["sensor/tilt"]?["unit_of_measurement"] as? String == "°" && present["sensor/speed"]?["unit_of_measurement"] as? String == "mm/s")
         #expect(present["sensor/tilt"]?["state_topic"] as? String == "jolt/k1/measures" && present["sensor/speed"]?["state_class"] as? String == "measurement")
     }
