@@ -83,6 +83,11 @@ package enum ConfigDoc {
         return groups.map { g in g.values.map(String.init).joined(separator: ", ") + " (" + g.parts.joined(separator: ", ") + ")" }.joined(separator: "; ")
     }
 
+    /// Each chip's motion threshold step, as its plug-in declares it: "MPU6050 2 mg; ADXL345 62.5 mg; …".
+    package static var motionSteps: String {
+        ChipRegistry.all.filter { !$0.info.motionStep.isEmpty }.map { "\($0.info.part) \($0.info.motionStep)" }.joined(separator: "; ")
+    }
+
     package static var boardKeys: [Key] {
         let b = BoardProfile()
         return [
@@ -102,7 +107,7 @@ package enum ConfigDoc {
             Key(path: "int.offset", defaultValue: "", meaning: "As for outputs."),
             Key(path: "int.active", defaultValue: "\"high\"", meaning: "The level the chip raises it to: Jolt sets every chip up active high; `low` for an inverter between."),
             Key(path: "int.bias", defaultValue: "\"none\"", meaning: "`pull-up` for an open-drain stage between; the chips drive the pin push-pull."),
-            Key(path: "int.motion_mg", defaultValue: "\(InterruptPlan.defaultMotionMilliG)", meaning: "Motion past this (the chip's high-passed or reference-relative acceleration, on any axis), mg, 32 to 2000, wakes Jolt at once; the chip rounds it to its step (MPU6050 2 mg; ADXL345 62.5 mg; LIS3DH 16, 32, 62 or 186 mg at ±2 to ±16 g; LSM6DSO a 256th of the range, 15.6 mg at ±4 g)."),
+            Key(path: "int.motion_mg", defaultValue: "\(InterruptPlan.defaultMotionMilliG)", meaning: "Motion past this (the chip's high-passed or reference-relative acceleration, on any axis), mg, 32 to 2000, wakes Jolt at once; the chip rounds it to its step (" + motionSteps + ")."),
             Key(path: "mount", defaultValue: "`+x`, `+y`, `+z`", meaning: "How the chip sits in the enclosure: which chip axis, with its sign, is the board's x, y and z (z up when the board lies face up). `jolt calibrate` suggests it."),
             Key(path: "mount.x", defaultValue: "\"+x\"", meaning: "The chip axis that is the board's x: `\"+x\"`, `\"-y\"`, …"),
             Key(path: "mount.y", defaultValue: "\"+y\"", meaning: "The chip axis that is the board's y."),

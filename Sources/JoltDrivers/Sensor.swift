@@ -84,13 +84,16 @@ public struct ChipInfo: Sendable {
     public let interruptSetUp: ChipInterrupts
     /// Whether it has a self-test (an electrostatic force on the proof mass, read back).
     public let selfTest: Bool
+    /// The step its motion threshold (`int.motion_mg`) is set in, in words: "2 mg"; empty when
+    /// its plug-in sets up no motion interrupt.
+    public let motionStep: String
 
     /// Whether it measures rotation as well.
     public var hasGyro: Bool { !gyroRangesDps.isEmpty }
 
     public init(name: String, part: String, addresses: [UInt8], addressPin: String, idRegister: UInt8, idRegisterName: String, id: UInt8,
                 accelRangesG: [Int32], gyroRangesDps: [Int32], rates: ChipRates, fifoDepth: Int, maxWriteLength: Int = 2,
-                interrupts: ChipInterrupts, interruptSetUp: ChipInterrupts = [], selfTest: Bool) {
+                interrupts: ChipInterrupts, interruptSetUp: ChipInterrupts = [], motionStep: String = "", selfTest: Bool) {
         self.name = name
         self.part = part
         self.addresses = addresses
@@ -105,7 +108,24 @@ public struct ChipInfo: Sendable {
         self.maxWriteLength = maxWriteLength
         self.interrupts = interrupts
         self.interruptSetUp = interruptSetUp
+        self.motionStep = motionStep
         self.selfTest = selfTest
+    }
+}
+
+extension ChipInfo {
+    /// A step in words from tenths of a mg: "62.5 mg", "2 mg".
+    public static func milliG(deci: Int32) -> String {
+        deci % 10 == 0 ? "\(deci / 10) mg" : "\(deci / 10).\(deci % 10) mg"
+    }
+
+    /// Steps that follow the range, in words: "16, 32, 62 or 186 mg at ±2 to ±16 g" from each
+    /// range (g) and its step (mg), in order.
+    public static func steps(_ byRange: [(g: Int32, milliG: Int32)]) -> String {
+        guard let first = byRange.first, let last = byRange.last else { return "" }
+        let each = byRange.map { String($0.milliG) }
+        let values = each.count == 1 ? each[0] : each.dropLast().joined(separator: ", ") + " or " + each[each.count - 1]
+        return values + " mg at ±\(first.g) to ±\(last.g) g"
     }
 }
 

@@ -185,6 +185,8 @@ struct InterruptTests {
     func declared() throws {
         for chip in ChipRegistry.all {
             #expect(!chip.info.interruptSetUp.isEmpty && chip.info.interruptSetUp.isSubset(of: chip.info.interrupts), "\(chip.info.part)")
+            // docs/config.md's int.motion_mg names each chip's step from here.
+            #expect(chip.info.interruptSetUp.contains(.motion) == !chip.info.motionStep.isEmpty, "\(chip.info.part): \(chip.info.motionStep)")
             let settings = SensorSettings(rateMilliHz: chip.info.rates.nearest(to: 100_000), accelRangeG: 4, interrupt: InterruptPlan())
             _ = try ChipSensor(chip, bus: SimBus(clock: SimClock()), busName: "test", address: chip.info.addresses[0], settings: settings)
         }

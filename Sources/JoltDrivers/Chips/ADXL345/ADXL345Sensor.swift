@@ -9,7 +9,8 @@ extension ADXL345: ChipDriver {
                  idRegisterName: ADXL345Register.DEVID.name, id: ADXL345Spec.deviceID,
                  accelRangesG: ADXL345Range.allCases.map(\.g), gyroRangesDps: [], rates: .list(ADXL345Rate.allCases.map(\.milliHz)),
                  fifoDepth: ADXL345Spec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion],
-                 interruptSetUp: [.motion, .fifoWatermark, .dataReady], selfTest: true)
+                 interruptSetUp: [.motion, .fifoWatermark, .dataReady],
+                 motionStep: ChipInfo.milliG(deci: ADXL345Spec.thresholdDeciMilliGPerCount), selfTest: true)
     }
 
     public static func registerName(_ r: UInt8) -> String? { ADXL345Register(rawValue: r)?.name }

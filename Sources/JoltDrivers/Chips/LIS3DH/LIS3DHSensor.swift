@@ -9,7 +9,8 @@ extension LIS3DH: ChipDriver {
                  idRegisterName: LIS3DHRegister.WHO_AM_I.name, id: LIS3DHSpec.whoAmI,
                  accelRangesG: LIS3DHRange.allCases.map(\.g), gyroRangesDps: [], rates: .list(LIS3DHRate.allCases.map(\.milliHz)),
                  fifoDepth: LIS3DHSpec.fifoDepth, interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion],
-                 interruptSetUp: [.motion, .fifoWatermark, .dataReady], selfTest: true)
+                 interruptSetUp: [.motion, .fifoWatermark, .dataReady],
+                 motionStep: ChipInfo.steps(LIS3DHRange.allCases.map { ($0.g, $0.thresholdMilliG) }), selfTest: true)
     }
 
     public static func registerName(_ r: UInt8) -> String? { LIS3DHRegister(rawValue: r & ~LIS3DHSpec.autoIncrement)?.name }

@@ -10,7 +10,8 @@ extension LSM6DSO: ChipDriver {
                  accelRangesG: LSM6DSOAccelRange.allCases.map(\.g).sorted(), gyroRangesDps: LSM6DSOGyroRange.allCases.map(\.dps),
                  rates: .list(LSM6DSORate.allCases.map(\.milliHz)), fifoDepth: LSM6DSOSpec.fifoWords / 2,
                  interrupts: [.dataReady, .fifoWatermark, .fifoOverflow, .motion],
-                 interruptSetUp: [.motion, .fifoWatermark, .dataReady], selfTest: true)
+                 interruptSetUp: [.motion, .fifoWatermark, .dataReady],
+                 motionStep: "a 256th of the range, \(ChipInfo.milliG(deci: LSM6DSOAccelRange.g4.g * 10_000 / 256)) at ±4 g", selfTest: true)
     }
 
     public static func registerName(_ r: UInt8) -> String? { LSM6DSORegister(rawValue: r)?.name }

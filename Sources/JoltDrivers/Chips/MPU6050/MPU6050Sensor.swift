@@ -9,7 +9,8 @@ extension MPU6050: ChipDriver {
                  idRegisterName: MPU6050Register.WHO_AM_I.name, id: MPU6050Spec.whoAmI,
                  accelRangesG: MPU6050AccelRange.allCases.map(\.g), gyroRangesDps: MPU6050GyroRange.allCases.map(\.dps),
                  rates: MPU6050Spec.rates, fifoDepth: MPU6050Spec.fifoSize / MPU6050Spec.fifoFrameSize,
-                 interrupts: [.dataReady, .fifoOverflow, .motion], interruptSetUp: [.motion, .dataReady], selfTest: true)
+                 interrupts: [.dataReady, .fifoOverflow, .motion], interruptSetUp: [.motion, .dataReady],
+                 motionStep: "\(MPU6050Spec.motionThresholdMilliGPerCount) mg", selfTest: true)
     }
 
     public static func part(forID id: UInt8) -> String? {
