@@ -14,14 +14,26 @@ import JoltSupport
 /// Where an alarm transition goes besides the alarm itself, in the order it goes there: the
 /// buzzer (the action thread plays the cadence), the event, then systemd's status and MQTT's
 /// state topic. The state on disk comes last, from the controller's own store.
+/// The alarm as it is published: its state, since when (stream µs) and since when on the wall
+/// clock (µs since 1970), the last trigger, whether it is a walk test, the chip's last check and
+/// the arming mode.
+package struct AlarmReport {
+    package var state: AlarmState
+    package var since: Int64
+    package var sinceWall: Int64
+    package var lastTrigger: LastTrigger?
+    package var walkTest: Bool
+    package var sensorCheck: SensorCheck?
+    package var mode: ArmMode
+}
+
 package struct AlarmEffects {
     /// The alarm's output, sounding or silent.
     package var sound: (Bool) -> Void
     /// A transition as an event record.
     package var announce: (EventRecord) -> Void
-    /// The state, since when (stream µs) and since when on the wall clock (µs since 1970), the
-    /// last trigger, and whether it is a walk test.
-    package var publish: (AlarmState, Int64, Int64, LastTrigger?, Bool) -> Void
+    /// The alarm as systemd and MQTT are told it.
+    package var publish: (AlarmReport) -> Void
     /// A chirp pattern on the alarm's output (nil: stop one): a walk test's announcement, the
     /// grace period's cadence, arming and disarming.
     package var chirp: (Pattern?) -> Void = { _ in }
@@ -352,7 +364,8 @@ package final class AlarmController {
     /// The state to systemd and MQTT.
     private func publish() {
         published = true
-        effects.publish(alarm.state, alarm.since, sinceWall, lastTrigger, walkTest)
+        effects.publish(AlarmReport(state: alarm.state, since: alarm.since, sinceWall: sinceWall, lastTrigger: lastTrigger, walkTest: walkTest,
+                                    sensorCheck: lastCheck, mode: alarm.mode))
     }
 
     /// The alarm's part of a control reply: its state and since when.

@@ -63,7 +63,7 @@ package final class RunCommand {
     package var signals: SignalChannel?
     /// Whether it was started from a terminal (a SIGHUP after that terminal hung up stops it).
     package var onTerminal = false
-    package var busLock: Int32?
+    package var busLock: BusLock?
     package var engine: SamplingEngine?
     /// The readings around each trigger, kept in the state directory.
     package var evidence: EvidenceRecorder?
@@ -155,7 +155,7 @@ package final class RunCommand {
         }
         ThisProcess.ignoreBrokenPipes()
         onTerminal = Terminal.isControlling
-        try lockBus()
+        busLock = try BusLock.take(hw.exclusiveNode)
         defer { shutdown() }
         clock.interrupt = signals?.fd
         let sensor = try startChip()
@@ -228,9 +228,11 @@ package final class RunCommand {
             let effects = AlarmEffects(
                 sound: { worker?.submit(.alarm(sounding: $0)) },
                 announce: { router.emit($0) },
-                publish: { [weak self] state, since, sinceWall, last, walkTest in
-                    notifier.send("STATUS=alarm \(EventRecord.alarmName(state))" + (walkTest ? " (walk test)" : "") + (state == .triggered ? (last.map { ": " + $0.text } ?? "") : ""))
-                    bridge?.alarm(state, since: since, sinceWall: sinceWall, lastTrigger: last, walkTest: walkTest, sensorCheck: self?.alarm?.lastCheck?.jsonValue, mode: self?.alarm?.alarm.mode ?? .away)
+                publish: { r in
+                    let last = r.state == .triggered ? (r.lastTrigger.map { ": " + $0.text } ?? "") : ""
+                    notifier.send("STATUS=alarm \(EventRecord.alarmName(r.state))" + (r.walkTest ? " (walk test)" : "") + last)
+                    bridge?.alarm(r.state, since: r.since, sinceWall: r.sinceWall, lastTrigger: r.lastTrigger, walkTest: r.walkTest,
+                                  sensorCheck: r.sensorCheck?.jsonValue, mode: r.mode)
                 },
                 chirp: { pattern in if let output = a.output { worker?.submit(.manual(output: output, pattern)) } })
             var withEvidence = effects
@@ -309,24 +311,6 @@ package final class RunCommand {
         }
     }
 
-    /// One Jolt per bus: an exclusive lock on the bus's device node.
-    package func lockBus() throws(JoltError) {
-        guard let node = hw.exclusiveNode else { return }
-        do {
-            let fd = try Sys.open(node, O_RDONLY)
-            if try Sys.tryLock(fd) {
-                busLock = fd
-            } else {
-                Sys.close(fd)
-                throw JoltError(.tempFailure, "another jolt is already using \(node): stop it first (systemctl stop jolt) — two programs configuring one chip would fight over it")
-            }
-        } catch let e as JoltError {
-            throw e
-        } catch {
-            throw JoltError(.unavailable, "\(node): cannot lock: \(error)")
-        }
-    }
-
     /// Requests the board's outputs and inputs and starts the action thread.
     package func openLines() throws(JoltError) {
         for o in board.outputs where outputs[o.name] == nil {
@@ -380,7 +364,7 @@ package final class RunCommand {
         requests?.releaseSaved()
         control?.close()
         control = nil
-        if let l = busLock { Sys.close(l) }
+        busLock?.release()
         busLock = nil
     }
 

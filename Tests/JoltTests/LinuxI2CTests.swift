@@ -141,6 +141,22 @@ struct LinuxI2CTests {
         #expect(mock.failures == [])
     }
 
+    @Test("one jolt per bus: a second lock on the device node is refused (75) and names the node, until the first is released")
+    func busLock() throws {
+        let node = tempFile("", name: "i2c-9")
+        let first = try #require(try BusLock.take(node))
+        do {
+            _ = try BusLock.take(node)
+            Issue.record("a second lock on \(node) was taken")
+        } catch {
+            #expect(error.code == .tempFailure && error.message.contains("another jolt is already using \(node)"), "\(error.message)")
+        }
+        first.release()
+        let again = try #require(try BusLock.take(node), "free once released")
+        again.release()
+        #expect(try BusLock.take(nil) == nil, "a simulated bus has no node to lock")
+    }
+
     @Test("bus names: 1, i2c-1 and /dev/i2c-1 are the same bus")
     func names() {
         #expect(LinuxI2CPath.normalize("1") == "/dev/i2c-1")

@@ -20,7 +20,7 @@ final class AlarmEffectsLog: @unchecked Sendable {
 
     var effects: AlarmEffects {
         AlarmEffects(sound: { self.sounding.append($0) }, announce: { self.records.append($0) },
-                     publish: { state, _, _, _, walkTest in self.published.append((state, walkTest)) },
+                     publish: { self.published.append(($0.state, $0.walkTest)) },
                      chirp: { self.chirps.append($0) })
     }
 }
