@@ -11,9 +11,6 @@ import JoltDrivers
 import JoltEngine
 import JoltSupport
 
-/// Where an alarm transition goes besides the alarm itself, in the order it goes there: the
-/// buzzer (the action thread plays the cadence), the event, then systemd's status and MQTT's
-/// state topic. The state on disk comes last, from the controller's own store.
 /// The alarm as it is published: its state, since when (stream µs) and since when on the wall
 /// clock (µs since 1970), the last trigger, whether it is a walk test, the chip's last check and
 /// the arming mode.
@@ -27,6 +24,9 @@ package struct AlarmReport {
     package var mode: ArmMode
 }
 
+/// Where an alarm transition goes besides the alarm itself, in the order it goes there: the
+/// buzzer (the action thread plays the cadence), the event, then systemd's status and MQTT's
+/// state topic. The state on disk comes last, from the controller's own store.
 package struct AlarmEffects {
     /// The alarm's output, sounding or silent.
     package var sound: (Bool) -> Void
