@@ -73,17 +73,9 @@ extension RunClock: EngineClock {
     /// then fails or finishes quickly, and the run loop sees the signal.
     package func delay(milliseconds: UInt32) {
         let until = now + Int64(milliseconds) * 1000
-        guard let fd = interrupt, !virtual else {
-            advance(to: until)
-            return
-        }
+        guard let fd = interrupt else { return advance(to: until) }
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-        var t = now
-        while t < until {
-            _ = try? Sys.poll(&fds, timeoutMicros: until - t)
-            if fds[0].revents != 0 { return }
-            t = now
-        }
+        wait(&fds, until: until)
     }
 }
 

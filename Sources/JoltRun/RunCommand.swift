@@ -81,29 +81,6 @@ package final class RunCommand {
     package var router: EventRouter?
     package var requests: RunRequests?
     package let counters = RunCounters()
-    package var wallMicros: Int64 = 0
-
-    /// Figures for the daemon-cost benchmark and the exit log line.
-    package struct Stats {
-        package var samples = 0
-        package var events = 0
-        package var wakeups = 0
-        package var overflows = 0
-        /// Samples skipped after failed polls without a FIFO (reported as a gap in the summary).
-        package var skipped = 0
-        package var streamMicros: Int64 = 0
-        package var wallMicros: Int64 = 0
-        /// Monotonic time of the last alarm trigger, µs (for the latency to the buzzer).
-        package var triggeredAtWall: Int64?
-    }
-    package var stats: Stats {
-        Stats(samples: engine?.samples ?? 0, events: router?.count ?? 0, wakeups: counters.wakeups, overflows: engine?.overflows ?? 0,
-              skipped: engine?.skipped ?? 0, streamMicros: engine?.streamMicros ?? 0, wallMicros: wallMicros, triggeredAtWall: alarm?.triggeredAt)
-    }
-    /// The chip's health: retries, faults, re-probes. Kept across reloads.
-    package var supervisor: ChipSupervisor { engine?.supervisor ?? ChipSupervisor(periodMicros: hw.sensor.periodMicros, now: 0) }
-    /// Tampers seen while the alarm was already sounding, since it last triggered.
-    package var tamperRepeats: Int { alarm?.tamperRepeats ?? 0 }
     /// Stream time of the next sample, µs: the clock commands are applied on.
     package var streamNow: Int64 { engine?.streamNow ?? hw.origin }
 
@@ -146,8 +123,10 @@ package final class RunCommand {
     /// Why the sampling loop returned.
     package enum Outcome { case done, reload }
 
-    /// Runs until done; returns normally on a clean stop (end of motion, time limit, signal).
-    package func run() throws(JoltError) {
+    /// Runs until done; returns normally, with what it did, on a clean stop (end of motion, time
+    /// limit, signal).
+    @discardableResult
+    package func run() throws(JoltError) -> RunReport {
         do {
             signals = try SignalChannel([SIGINT, SIGTERM, SIGHUP])
         } catch {
@@ -190,8 +169,10 @@ package final class RunCommand {
             }
             engine.mount = board.mount
         }
-        wallMicros = Sys.monotonicMicros() - wallStart
-        Log.info(summary)
+        var r = report
+        r.wallMicros = Sys.monotonicMicros() - wallStart
+        Log.info(r.summary)
+        return r
     }
 
     /// Identifies, resets and configures the chip; says so when it is a compatible part.
@@ -368,16 +349,22 @@ package final class RunCommand {
         busLock = nil
     }
 
-    package var summary: String {
-        let stats = self.stats
-        let secs = Double(max(stats.streamMicros, 1)) / 1e6
-        func rate(_ n: Int) -> String { String(Int((Double(n) / secs).rounded())) }
-        return "stopped: \(counted(stats.samples, "sample")) over \(EventRecord.seconds(stats.streamMicros / 1000 * 1000)) s, \(counted(stats.events, "event")), \(counted(hw.transactions, "bus transaction")) (\(rate(hw.transactions))/s), \(counted(stats.wakeups, "wake-up")) (\(rate(stats.wakeups))/s)\(stats.overflows > 0 ? ", " + counted(stats.overflows, "FIFO overflow") : "")\(supervisor.faults > 0 ? ", " + counted(supervisor.faults, "fault") : "")\(supervisor.transientErrors > 0 ? ", \(counted(supervisor.transientErrors, "bus error")) retried" : "")\(stats.skipped > 0 ? ", \(counted(stats.skipped, "sample")) skipped" : "")\(interruptSummary)"
-    }
-
-    /// ", INT rose 14 times (motion 2, watermark 12, reading 0)", with a pin.
-    var interruptSummary: String {
-        guard pin != nil, let i = engine?.interrupts else { return "" }
-        return ", INT rose \(counted(i.edges, "time")) (motion \(i.motion), watermark \(i.watermark), reading \(i.dataReady))"
+    /// What the run has done so far, read from its parts.
+    var report: RunReport {
+        var r = RunReport(chip: engine?.supervisor ?? ChipSupervisor(periodMicros: hw.sensor.periodMicros, now: 0))
+        r.samples = engine?.samples ?? 0
+        r.events = router?.count ?? 0
+        r.wakeups = counters.wakeups
+        r.overflows = engine?.overflows ?? 0
+        r.skipped = engine?.skipped ?? 0
+        r.transactions = hw.transactions
+        r.streamMicros = engine?.streamMicros ?? 0
+        r.motionEnded = hw.exhausted
+        r.interrupts = pin == nil ? nil : engine?.interrupts
+        r.alarm = alarm?.state
+        r.lastTrigger = alarm?.lastTrigger
+        r.triggeredAtWall = alarm?.triggeredAt
+        r.tamperRepeats = alarm?.tamperRepeats ?? 0
+        return r
     }
 }

@@ -558,11 +558,11 @@ struct SmallerHolesTests {
         o.limitMicros = 300_000_000
         let out = TextOutput.capturing()
         let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: out)
-        try cmd.run()
+        let run = try cmd.run()
         let lines = out.text.split(separator: "\n")
         #expect(lines.filter { $0.contains("\"event\":\"tamper\"") }.count == 1, "\(lines.filter { $0.contains("tamper") })")
         #expect(lines.contains { $0.contains("\"state\":\"triggered\"") })
-        #expect(cmd.tamperRepeats > 10, "\(cmd.tamperRepeats) repeats counted over five sounding minutes")
+        #expect(run.tamperRepeats > 10, "\(run.tamperRepeats) repeats counted over five sounding minutes")
     }
 }
 

@@ -23,22 +23,20 @@ struct AlarmPanelTests {
         return (try BoardProfile.load(path: tempFile(text, name: "kiosk.json")), sock)
     }
 
-    func start(_ board: BoardProfile, trace: String?, seconds: Int64, buzzer: SimOutput) throws -> (RunCommand, TextOutput, PThread) {
+    func start(_ board: BoardProfile, trace: String?, seconds: Int64, buzzer: SimOutput) throws -> (TextOutput, BackgroundRun) {
         var o = RunCommand.Options(json: true)
         o.trace = trace
         o.limitMicros = seconds * 1_000_000
         let out = TextOutput.capturing()
-        let cmd = try RunCommand(board: board, options: o, out: out, outputs: ["buzzer": buzzer])
-        nonisolated(unsafe) let running = cmd
-        return (cmd, out, PThread { try? running.run() })
+        return (out, BackgroundRun(try RunCommand(board: board, options: o, out: out, outputs: ["buzzer": buzzer])))
     }
 
     @Test("entry_ms: a lift trips it, it chirps four times a second through the delay, then sounds for the lift, 1.5 s later in stream time")
     func entryDelay() throws {
         let (board, _) = try kiosk("\"entry_ms\": 1500")
         let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
-        let (cmd, out, t) = try start(board, trace: liftTrace(), seconds: 6, buzzer: buzzer)
-        t.join()
+        let (out, t) = try start(board, trace: liftTrace(), seconds: 6, buzzer: buzzer)
+        let report = try t.report()
         let events = out.text.split(separator: "\n").compactMap { json(String($0)) }
         let pending = try #require(events.first { $0["state"] as? String == "pending" }, "\(out.text)")
         let triggered = try #require(events.first { $0["state"] as? String == "triggered" }, "\(out.text)")
@@ -47,7 +45,7 @@ struct AlarmPanelTests {
         let wait = (triggered["t"] as? Double ?? 0) - (pending["t"] as? Double ?? 0)
         #expect(abs(wait - 1.5) < 0.02, "sounded \(wait) s after it tripped")
         // Chirps through the delay (60 ms on, 190 off), then the alarm's cadence.
-        let soundedAt = try #require(cmd.stats.triggeredAtWall)
+        let soundedAt = try #require(report.triggeredAtWall)
         let chirps = buzzer.changes.filter { $0.1 && $0.0 < soundedAt - 100_000 }
         #expect(chirps.count >= 4, "\(chirps.count) chirps in the entry delay: \(buzzer.changes)")
         let on = buzzer.changes.filter { $0.1 && $0.0 < soundedAt - 100_000 }.map(\.0)
@@ -62,11 +60,11 @@ struct AlarmPanelTests {
     func disarmInTime() throws {
         let (board, sock) = try kiosk("\"entry_ms\": 5000")
         let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
-        let (_, out, t) = try start(board, trace: liftTrace(), seconds: 8, buzzer: buzzer)
+        let (out, t) = try start(board, trace: liftTrace(), seconds: 8, buzzer: buzzer)
         #expect(waitForAlarm(sock, "pending", seconds: 10))
         let disarm = try ControlClient.request("disarm", socket: sock)
         #expect(disarm.contains("\"state\":\"disarmed\""), "\(disarm)")
-        t.join()
+        #expect(try t.report().alarm == .disarmed)
         #expect(!out.text.contains("\"state\":\"triggered\""), "\(out.text)")
         let changes = buzzer.changes
         for (i, c) in changes.enumerated() where c.1 {
@@ -79,8 +77,8 @@ struct AlarmPanelTests {
     @Test("arming modes over the socket: night arms with its triggers and says so; a mode the profile lacks is refused with the fix")
     func modes() throws {
         let (board, sock) = try kiosk("\"modes\": { \"night\": [\"tamper\"] }", armed: false)
-        let (_, _, t) = try start(board, trace: nil, seconds: 4, buzzer: SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17")))
-        defer { t.join() }
+        let (_, t) = try start(board, trace: nil, seconds: 4, buzzer: SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17")))
+        defer { _ = t.finish() }
         #expect(waitForAlarm(sock, "disarmed", seconds: 10))
         let home = jolt(["arm", "--mode", "home", "--socket", sock])
         #expect(home.code == .failure && home.error.contains("not set up to arm home (add alarm.modes.home"), "\(home)")

@@ -52,13 +52,7 @@ struct AlarmRunTests {
         o.limitMicros = 6_000_000
         let out = TextOutput.capturing()
         let cmd = try RunCommand(board: board, options: o, out: out, outputs: ["buzzer": buzzer])
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var failure: JoltError?
-        nonisolated(unsafe) let running = cmd
-        let t = PThread {
-            do throws(JoltError) { try running.run() } catch { failure = error }
-            done.signal()
-        }
+        let t = BackgroundRun(cmd)
         // Wait until it sounds, then let it sound a while, then disarm.
         var state = "", statusReply = ""
         let start = Date()
@@ -74,12 +68,10 @@ struct AlarmRunTests {
         let disarm = try ControlClient.request("disarm", socket: sock)
         #expect(disarm.contains("\"state\":\"disarmed\""))
         let disarmedAt = Sys.monotonicMicros()
-        done.wait()
-        t.join()
-        #expect(failure == nil, "\(failure?.message ?? "")")
+        let report = try t.report()
         let changes = buzzer.changes
         let firstOn = try #require(changes.first { $0.1 })
-        let triggered = try #require(cmd.stats.triggeredAtWall)
+        let triggered = try #require(report.triggeredAtWall)
         // Another thread woken on a shared 2-core machine: the bound is loose (ten sample periods);
         // the slow-disk test and jolt-bench give the latency itself (a tenth of a millisecond).
         #expect(firstOn.0 - triggered < 100_000, "active \(firstOn.0 - triggered) µs after the alarm triggered")

@@ -153,8 +153,7 @@ struct BadDayTests {
         o.limitMicros = 25_000_000
         let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))],
                                  store: try AlarmStore(directory: dir, writer: disk.writer))
-        nonisolated(unsafe) let running = cmd
-        let t = PThread { try? running.run() }
+        let t = BackgroundRun(cmd)
         // No saved state: it arms at start (fail-secure), and the disk holds it.
         #expect(waitForAlarm(sock, "armed"), "never armed")
         #expect(eventually(seconds: 5) { fileState(dir) == "armed" })
@@ -178,8 +177,7 @@ struct BadDayTests {
         // Nobody asks again: once there is room the alarm's newest state is on disk.
         disk.full = false
         #expect(eventually(seconds: 8) { fileState(dir) == "armed" }, "\(fileState(dir) ?? "none")")
-        t.join()
-        #expect(cmd.stats.overflows == 0)
+        #expect(try t.report().overflows == 0)
     }
 }
 
@@ -202,12 +200,11 @@ struct TroubleTests {
         o.trace = liftTrace()
         o.limitMicros = 8_000_000
         let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": DeadLine()])
-        nonisolated(unsafe) let running = cmd
-        let t = PThread { try? running.run() }
+        let t = BackgroundRun(cmd)
         #expect(waitForAlarm(sock, "triggered"), "the lift never triggered")
         #expect(eventually(seconds: 5) { (reply("status", sock)["trouble"] as? [String])?.contains("output buzzer cannot be driven") == true },
                 "\(reply("status", sock))")
-        t.join()
+        _ = try t.report()
     }
 
     @Test("the chip unplugged for 5 s: trouble said in the journal when it begins and when it ends, and in status meanwhile")

@@ -27,20 +27,19 @@ func faultBoard(chip: String = "mpu6050", fifo: Bool = true, faults: String, mot
     """, name: "faults.json")
 }
 
-/// Runs a board in simulated time and returns the command (for its figures) and its JSON lines.
-func runFast(_ path: String, seconds: Double, trace: String? = nil, outputs: [String: OutputLine] = [:]) throws -> (RunCommand, [[String: Any]]) {
+/// Runs a board in simulated time and returns its report and its JSON lines.
+func runFast(_ path: String, seconds: Double, trace: String? = nil, outputs: [String: OutputLine] = [:]) throws -> (RunReport, [[String: Any]]) {
     let board = try BoardProfile.load(path: path)
     var o = RunCommand.Options(json: true, fast: true)
     o.limitMicros = Int64(seconds * 1e6)
     o.trace = trace
     o.control = false
     let out = TextOutput.capturing()
-    let cmd = try RunCommand(board: board, options: o, out: out, outputs: outputs)
-    try cmd.run()
+    let report = try RunCommand(board: board, options: o, out: out, outputs: outputs).run()
     let lines = try out.text.split(separator: "\n").map { l in
         try #require(try JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any])
     }
-    return (cmd, lines)
+    return (report, lines)
 }
 
 @Suite("Bus and chip faults, end to end on the simulated board")
@@ -57,12 +56,12 @@ struct FaultRunTests {
     @Test("a fault lasting 3 s is detected within 1 s, reported once, recovered once, with the gap; no gesture invented", arguments: cases)
     func faultAndRecovery(c: Case) throws {
         let spec = c.kind == "reset" ? #"{"kind": "reset", "at_s": 10}"# : #"{"kind": "\#(c.kind)", "at_s": 10, "for_s": 3}"#
-        let (cmd, lines) = try runFast(faultBoard(chip: c.chip, fifo: c.fifo, faults: spec), seconds: 30)
+        let (run, lines) = try runFast(faultBoard(chip: c.chip, fifo: c.fifo, faults: spec), seconds: 30)
         let faults = lines.filter { $0["event"] as? String == "fault" }
         let recovered = lines.filter { $0["event"] as? String == "recovered" }
         #expect(faults.count == 1 && recovered.count == 1, "\(lines)")
         #expect(lines.count == 2, "only the fault and its recovery: \(lines)")
-        #expect(cmd.supervisor.faultedAt - 10_000_000 <= 1_000_000, "detected \(Double(cmd.supervisor.faultedAt) / 1e6 - 10) s after it began")
+        #expect(run.chip.faultedAt - 10_000_000 <= 1_000_000, "detected \(Double(run.chip.faultedAt) / 1e6 - 10) s after it began")
         let gap = try #require(recovered.first?["gap_s"] as? Double)
         let t0 = try #require(faults.first?["t"] as? Double), t1 = try #require(recovered.first?["t"] as? Double)
         #expect(Swift.abs((t1 - t0) - gap) < 0.02, "the gap is the time between the last and the next data")
@@ -74,34 +73,34 @@ struct FaultRunTests {
         } else {
             #expect(gap > 2.5 && gap < 8.5, "gap \(gap) s for a 3 s fault")
         }
-        #expect(cmd.supervisor.phase == .running)
-        #expect(cmd.stats.streamMicros >= 29_000_000)
+        #expect(run.chip.phase == .running)
+        #expect(run.streamMicros >= 29_000_000)
     }
 
     @Test("errors shorter than the retries are ridden out: no fault, no event; without a FIFO the skipped samples are counted", arguments: [true, false])
     func transient(fifo: Bool) throws {
         // 30 ms errors, one a second: the retries (after 5, 15 and 35 ms) outlast each.
         let spec = (0..<100).map { #"{"kind": "\#($0 % 2 == 0 ? "io_error" : "timeout")", "at_s": \#(1 + Double($0) * 1.01), "for_s": 0.03}"# }.joined(separator: ",")
-        let (cmd, lines) = try runFast(faultBoard(fifo: fifo, faults: spec), seconds: 110)
+        let (run, lines) = try runFast(faultBoard(fifo: fifo, faults: spec), seconds: 110)
         #expect(lines.isEmpty, "\(lines)")
-        #expect(cmd.supervisor.faults == 0)
+        #expect(run.chip.faults == 0)
         if fifo {
-            #expect(cmd.supervisor.transientErrors >= 10, "\(cmd.supervisor.transientErrors) errors")
-            #expect(cmd.stats.skipped == 0)
-            #expect(cmd.stats.samples >= 10_990, "the FIFO kept every sample: \(cmd.stats.samples)")
+            #expect(run.chip.transientErrors >= 10, "\(run.chip.transientErrors) errors")
+            #expect(run.skipped == 0)
+            #expect(run.samples >= 10_990, "the FIFO kept every sample: \(run.samples)")
         } else {
-            #expect(cmd.supervisor.transientErrors >= 300, "\(cmd.supervisor.transientErrors) errors")
-            #expect(cmd.stats.skipped >= 200 && cmd.stats.skipped <= 500, "\(cmd.stats.skipped) samples skipped")
+            #expect(run.chip.transientErrors >= 300, "\(run.chip.transientErrors) errors")
+            #expect(run.skipped >= 200 && run.skipped <= 500, "\(run.skipped) samples skipped")
         }
     }
 
     @Test("a chip unplugged for 10 minutes: one fault, one recovery, re-probed at a slow pace, then it carries on by itself")
     func longUnplug() throws {
-        let (cmd, lines) = try runFast(faultBoard(faults: #"{"kind": "unplug", "at_s": 5, "for_s": 600}"#, motion: "demo"), seconds: 660)
+        let (run, lines) = try runFast(faultBoard(faults: #"{"kind": "unplug", "at_s": 5, "for_s": 600}"#, motion: "demo"), seconds: 660)
         let kinds = lines.map { $0["event"] as! String }
         #expect(kinds.filter { $0 == "fault" }.count == 1 && kinds.filter { $0 == "recovered" }.count == 1)
         // 100 ms doubling to 5 s: about 120 re-probes in 10 minutes, not one per poll.
-        #expect(cmd.supervisor.attempts >= 110 && cmd.supervisor.attempts <= 130, "\(cmd.supervisor.attempts) re-probes")
+        #expect(run.chip.attempts >= 110 && run.chip.attempts <= 130, "\(run.chip.attempts) re-probes")
         let gap = try #require(lines.first { $0["event"] as? String == "recovered" }?["gap_s"] as? Double)
         #expect(gap >= 600 && gap < 606)
         // The demo keeps playing after the recovery, and its shakes are detected.
@@ -112,13 +111,13 @@ struct FaultRunTests {
 
     @Test("a FIFO overflow (the host stalled 2 s): reported as a fault with the samples lost, the FIFO reset, the gap given", arguments: ["mpu6050", "adxl345"])
     func overflow(chip: String) throws {
-        let (cmd, lines) = try runFast(faultBoard(chip: chip, faults: #"{"kind": "stall", "at_s": 8, "for_s": 2}"#), seconds: 20)
+        let (run, lines) = try runFast(faultBoard(chip: chip, faults: #"{"kind": "stall", "at_s": 8, "for_s": 2}"#), seconds: 20)
         #expect(lines.count == 2, "\(lines)")
         let fault = try #require(lines.first)
         #expect((fault["detail"] as? String)?.contains("FIFO overflow") == true)
         let gap = try #require(lines.last?["gap_s"] as? Double)
         #expect(gap > 1.5 && gap < 2.5, "gap \(gap)")
-        #expect(cmd.stats.overflows == 1 && cmd.supervisor.faults == 0)
+        #expect(run.overflows == 1 && run.chip.faults == 0)
     }
 
     @Test("a stall without a FIFO is a break in the data, reported the same way")
@@ -144,16 +143,16 @@ struct FaultRunTests {
 
     @Test("sensor_lost_ms longer than the silence (the 4.5 s unplug, then the re-probes' back-off: 6.5 s): an armed alarm stays armed through a fault; a kiosk moved while its sensor was out triggers it on recovery", arguments: [false, true])
     func alarmThroughFault(tilt: Bool) throws {
-        let (cmd, names, buzzer, lines) = try kioskThroughOutage(tilt: tilt, sensorLostMillis: 10_000)
+        let (run, names, buzzer, lines) = try kioskThroughOutage(tilt: tilt, sensorLostMillis: 10_000)
         #expect(names.filter { $0 == "fault" }.count == 1 && names.filter { $0 == "recovered" }.count == 1, "\(lines)")
         #expect(!names.contains("shake"), "the shake happened while the sensor was out: \(names)")
         if tilt {
             #expect(names.contains("tamper") && names.contains("alarm.triggered"), "\(names)")
-            #expect(cmd.alarm?.state == .triggered)
+            #expect(run.alarm == .triggered)
             #expect(buzzer.changes.first?.1 == true)
         } else {
             #expect(names == ["alarm.arming", "alarm.armed", "fault", "recovered"], "\(names)")
-            #expect(cmd.alarm?.state == .armed)
+            #expect(run.alarm == .armed)
             #expect(buzzer.changes.isEmpty)
         }
         #expect(buzzer.isReleased && !buzzer.isActive)
@@ -161,7 +160,7 @@ struct FaultRunTests {
 
     @Test("a cut sensor is an alarm: armed, 2 s without data triggers it with reason sensor, once; 0 turns that off", arguments: [false, true])
     func sensorLostTriggers(tilt: Bool) throws {
-        let (cmd, names, buzzer, lines) = try kioskThroughOutage(tilt: tilt, sensorLostMillis: 2000)
+        let (run, names, buzzer, lines) = try kioskThroughOutage(tilt: tilt, sensorLostMillis: 2000)
         #expect(Array(names.prefix(5)) == ["alarm.arming", "alarm.armed", "fault", "alarm.triggered", "recovered"], "\(names)")
         #expect(names.filter { $0 == "alarm.triggered" }.count == 1, "one trigger for one loss: \(names)")
         let fault = try #require(lines.first { $0["event"] as? String == "fault" })
@@ -173,18 +172,18 @@ struct FaultRunTests {
         #expect(ms >= 2000 && ms < 2010, "silent for \(ms) ms")
         let t = try #require(trig["t"] as? Double), faultT = try #require(fault["t"] as? Double)
         #expect(Swift.abs(t - faultT - Double(ms) / 1000) < 0.011, "triggered at \(t) s, the fault at \(faultT) s: \(lines)")
-        #expect(cmd.alarm?.state == .triggered && cmd.alarm?.lastTrigger?.text == "sensor silent for \(ms) ms")
+        #expect(run.alarm == .triggered && run.lastTrigger?.text == "sensor silent for \(ms) ms")
         #expect(buzzer.changes.first?.1 == true)
         #expect(buzzer.isReleased && !buzzer.isActive)
 
-        let (offCmd, offNames, offBuzzer, _) = try kioskThroughOutage(tilt: false, sensorLostMillis: 0)
+        let (offRun, offNames, offBuzzer, _) = try kioskThroughOutage(tilt: false, sensorLostMillis: 0)
         #expect(offNames == ["alarm.arming", "alarm.armed", "fault", "recovered"], "\(offNames)")
-        #expect(offCmd.alarm?.state == .armed && offBuzzer.changes.isEmpty)
+        #expect(offRun.alarm == .armed && offBuzzer.changes.isEmpty)
     }
 
     /// The kiosk board armed, its sensor unplugged from 5.5 to 10 s (`kioskTrace`), run for 20 s
     /// of simulated time with `alarm.sensor_lost_ms` set.
-    func kioskThroughOutage(tilt: Bool, sensorLostMillis: Int) throws -> (RunCommand, [String], SimOutput, [[String: Any]]) {
+    func kioskThroughOutage(tilt: Bool, sensorLostMillis: Int) throws -> (RunReport, [String], SimOutput, [[String: Any]]) {
         let sock = socketPath()
         let board = try kioskBoard(socket: sock, extra: #""sim": { "chip": "mpu6050", "motion": "rest", "faults": [{"kind": "unplug", "at_s": 5.5, "for_s": 4.5}] },"#)
         let text = try String(contentsOfFile: board, encoding: .utf8)
@@ -192,9 +191,9 @@ struct FaultRunTests {
             .edited(#""sensor_lost_ms": 2000"#, "\"sensor_lost_ms\": \(sensorLostMillis)")
         let path = tempFile(text, name: "kiosk-faults.json")
         let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
-        let (cmd, lines) = try runFast(path, seconds: 20, trace: kioskTrace(tilt: tilt), outputs: ["buzzer": buzzer])
+        let (run, lines) = try runFast(path, seconds: 20, trace: kioskTrace(tilt: tilt), outputs: ["buzzer": buzzer])
         let names = lines.map { "\($0["event"]!)\($0["state"].map { ".\($0)" } ?? "")" }
-        return (cmd, names, buzzer, lines)
+        return (run, names, buzzer, lines)
     }
 
     @Test("a triggered alarm keeps sounding its cadence through a fault, in real time")
@@ -233,13 +232,13 @@ struct FaultRunTests {
             { "name": "slow drain", "bus": "sim", "chip": "mpu6050", "rate_hz": 100, "fifo": true, "fifo_poll_ms": \(pollMillis),
               "sim": { "chip": "mpu6050", "motion": "flip" } }
             """, name: "slow.json")
-        let (cmd, lines) = try runFast(board, seconds: 600)
+        let (run, lines) = try runFast(board, seconds: 600)
         let names = lines.map { $0["event"] as? String ?? "?" }
         #expect(!names.contains("fault"), "\(lines)")
         #expect(names.contains("flip"), "the motion played: \(names)")
         // It ran to the motion's end, not to the time limit, and drained the FIFO's last samples.
-        #expect(cmd.stats.streamMicros < 60_000_000 && cmd.hw.exhausted)
-        #expect(cmd.supervisor.faults == 0)
+        #expect(run.streamMicros < 60_000_000 && run.motionEnded)
+        #expect(run.chip.faults == 0)
     }
 
     @Test("sim.faults in a board file: bad entries are refused with the field's path")

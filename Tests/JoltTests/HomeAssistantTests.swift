@@ -138,9 +138,8 @@ struct HomeAssistantTests {
         o.trace = stillTrace(up: V3(0, 0, 1), seconds: 60)
         o.limitMicros = 12_000_000
         let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": buzzer])
-        nonisolated(unsafe) let running = cmd
-        let t = PThread { try? running.run() }
-        defer { t.join() }
+        let t = BackgroundRun(cmd)
+        defer { _ = t.finish() }
         func results() -> [[String: Any]] { sub.messages.filter { $0.0 == "jolt/kiosk-9/result" }.compactMap { json($0.1) } }
         func send(_ payload: String, _ n: Int) throws -> [String: Any]? {
             try broker.publish("jolt/kiosk-9/set", payload)

@@ -55,12 +55,12 @@ struct InterruptRunTests {
             o.triggerAt = r.t
             o.triggerAge = now - (start + (r.t / period + 1) * period)
         })
-        try cmd.run()
-        o.samples = cmd.stats.samples
-        o.wakeups = cmd.stats.wakeups
-        o.overflows = cmd.stats.overflows
-        o.seconds = Double(cmd.stats.streamMicros) / 1e6
-        o.interrupts = cmd.engine?.interrupts ?? InterruptCounts()
+        let run = try cmd.run()
+        o.samples = run.samples
+        o.wakeups = run.wakeups
+        o.overflows = run.overflows
+        o.seconds = Double(run.streamMicros) / 1e6
+        o.interrupts = run.interrupts ?? InterruptCounts()
         return o
     }
 

@@ -332,9 +332,8 @@ struct MQTTTests {
         o.trace = stillTrace(up: V3(0, 0, 1), seconds: 60)
         o.limitMicros = 9_000_000
         let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: TextOutput.capturing())
-        nonisolated(unsafe) let running = cmd
-        let t = PThread { try? running.run() }
-        defer { t.join() }
+        let t = BackgroundRun(cmd)
+        defer { _ = t.finish() }
         #expect(sub.wait { $0.contains { $0.0 == "jolt/kiosk-2/state" && $0.1.contains("\"armed\"") } }, "armed at start: \(sub.messages)")
         func result(_ n: Int) -> [String: Any]? { sub.messages.filter { $0.0 == "jolt/kiosk-2/result" }.dropFirst(n).first.flatMap { json($0.1) } }
         try broker.publish("jolt/kiosk-2/set", #"{"command": "disarm", "code": "1111"}"#)

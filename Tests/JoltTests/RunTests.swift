@@ -9,6 +9,7 @@ import Foundation
 @testable import JoltSimBoard
 import JoltChips
 import JoltCore
+import JoltLinux
 import JoltMotion
 import JoltTrace
 import JoltTestSupport
@@ -69,9 +70,9 @@ struct RunTests {
             var b = BoardProfile.builtInSim
             b.fifo = fifo
             let cmd = try RunCommand(board: b, options: RunCommand.Options(json: true, fast: true), out: TextOutput.capturing())
-            try cmd.run()
-            let secs = Double(cmd.stats.streamMicros) / 1e6
-            return (Double(cmd.hw.transactions) / secs, Double(cmd.stats.wakeups) / secs)
+            let run = try cmd.run()
+            let secs = Double(run.streamMicros) / 1e6
+            return (Double(run.transactions) / secs, Double(run.wakeups) / secs)
         }
         let (tf, wf) = try stats(fifo: true)
         let (tn, wn) = try stats(fifo: false)
@@ -233,4 +234,28 @@ final class Hooks: RunWatcher {
         wake?(now)
         return false
     }
+}
+
+/// A run on a thread of its own, for tests that talk to it while it runs: `finish()` waits for it
+/// to end and gives its report, or why it failed.
+final class BackgroundRun: @unchecked Sendable {
+    private var result: Result<RunReport, JoltError>?
+    private var thread: PThread?
+
+    init(_ cmd: RunCommand) {
+        nonisolated(unsafe) let running = cmd
+        thread = PThread { [self] in
+            do throws(JoltError) { self.result = .success(try running.run()) } catch { self.result = .failure(error) }
+        }
+    }
+
+    /// Waits for the run to end (its time limit, its trace, or a stop asked of it).
+    func finish() -> Result<RunReport, JoltError> {
+        thread?.join()
+        thread = nil
+        return result ?? .failure(JoltError(.software, "the run's thread ended without a result"))
+    }
+
+    /// The report of a run that must have ended cleanly.
+    func report() throws -> RunReport { try finish().get() }
 }

@@ -103,8 +103,7 @@ struct SelfTestTests {
         var o = RunCommand.Options(json: true)
         o.limitMicros = 3_000_000
         let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))])
-        nonisolated(unsafe) let running = cmd
-        let t = PThread { try? running.run() }
+        let t = BackgroundRun(cmd)
         var reply: String?
         let start = Date()
         while reply == nil && Date().timeIntervalSince(start) < 3 {
@@ -112,7 +111,7 @@ struct SelfTestTests {
             reply = try? ControlClient.request("arm", socket: sock)
         }
         let status = (try? ControlClient.request("status", socket: sock)) ?? ""
-        t.join()
+        _ = try t.report()
         return (reply ?? "", status)
     }
 

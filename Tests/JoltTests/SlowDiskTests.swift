@@ -75,13 +75,7 @@ struct SlowDiskTests {
         o.limitMicros = 5_500_000
         let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": buzzer],
                                  store: try AlarmStore(directory: dir, writer: disk.writer))
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var failure: JoltError?
-        nonisolated(unsafe) let running = cmd
-        let t = PThread {
-            do throws(JoltError) { try running.run() } catch { failure = error }
-            done.signal()
-        }
+        let t = BackgroundRun(cmd)
         var sounding = false
         let start = Date()
         while !sounding && Date().timeIntervalSince(start) < 5 {
@@ -95,11 +89,9 @@ struct SlowDiskTests {
         #expect(disarm.contains("\"state\":\"disarmed\""), "\(disarm)")
         let saved = try String(contentsOfFile: dir + "/alarm.json", encoding: .utf8)
         #expect(saved.contains("\"state\":\"disarmed\""), "acknowledged before it was saved: \(saved)")
-        done.wait()
-        t.join()
-        #expect(failure == nil, "\(failure?.message ?? "")")
+        let report = try t.report()
         let edge = try #require(buzzer.changes.first { $0.1 }?.0)
-        let triggered = try #require(cmd.stats.triggeredAtWall)
+        let triggered = try #require(report.triggeredAtWall)
         let write = try #require(disk.seen.first { $0.text.contains("\"triggered\"") })
         let latency = edge - triggered
         print("slow disk (500 ms a write): the buzzer's first edge \(Double(latency) / 1000) ms after the trigger; its state on disk \(Double(write.ended - triggered) / 1000) ms after")
@@ -108,8 +100,8 @@ struct SlowDiskTests {
         #expect(edge < write.ended - 300_000, "the buzzer waited for the disk")
         #expect(disk.seen.contains { $0.text.contains("\"disarmed\"") && $0.ended <= acknowledged })
         // The loop never waited: every sample of the 5.5 s at 100 Hz read, nothing skipped or lost.
-        #expect(cmd.stats.overflows == 0 && cmd.stats.skipped == 0 && cmd.supervisor.faults == 0)
-        #expect(cmd.stats.samples >= 540, "\(cmd.stats.samples) samples in 5.5 s at 100 Hz")
+        #expect(report.overflows == 0 && report.skipped == 0 && report.chip.faults == 0)
+        #expect(report.samples >= 540, "\(report.samples) samples in 5.5 s at 100 Hz")
     }
 
     @Test("the real binary with fsync slowed to 500 ms: it reports triggered while the file still says armed; disarm is on disk when acknowledged")

@@ -121,8 +121,8 @@ enum LiveFeed {
         local.watchesTamper = options.watchTamper && board.alarm?.settings.triggers.contains(.tamper) == true
         local.alarmSettings = board.alarm?.settings
         cmd.watcher = local
-        try cmd.run()
-        if cmd.hw.exhausted, !local.stopped, !local.reachedLimit { return .motionEnded }
+        let run = try cmd.run()
+        if run.motionEnded, !local.stopped, !local.reachedLimit { return .motionEnded }
         return .stopped
     }
 

@@ -143,14 +143,14 @@ struct SoakCommand {
         // The run's own fault lines would drown the summary: the soak reports them itself.
         Log.silent = true
         defer { Log.silent = false }
-        try cmd.run()
+        let run = try cmd.run()
         Log.silent = false
         report.rssWarm = watch.rssWarm == 0 ? report.rssStart : watch.rssWarm
         let events = watch.events
         (report.rssEnd, report.rssPeak) = Self.residentBytes()
-        report.samples = cmd.stats.samples
-        report.busErrorsRetried = cmd.supervisor.transientErrors
-        report.stuckWindowMicros = cmd.supervisor.stuckWindowMicros
+        report.samples = run.samples
+        report.busErrorsRetried = run.chip.transientErrors
+        report.stuckWindowMicros = run.chip.stuckWindowMicros
         report.wallSeconds = Double(Sys.monotonicMicros() - wallStart) / 1e6
         check(&plan, events: events, sourceStart: (cmd.hw as? SimBoard)?.world.sourceStart ?? Self.plannedStart - periodMicros, into: &report)
         return report
