@@ -21,15 +21,12 @@ package protocol Board: AnyObject {
     var transactions: Int { get }
     /// The stream time of the first sample, µs: a played recording's first time, else 0.
     var origin: Int64 { get }
-    /// Whether the data has run out: a played motion that ended. A real chip never does.
-    var exhausted: Bool { get }
     /// The device node one Jolt at a time may hold (the bus's /dev/i2c-N, locked for the run);
     /// nil where the bus is the process's own.
     var exclusiveNode: String? { get }
-    /// Until when the host cannot poll (an injected stall), if it cannot now.
-    func pollBlocked(at now: Int64) -> Int64?
     /// The run's clock: real time, or (`fast`, a simulated board only) simulated time that jumps
-    /// from deadline to deadline.
+    /// from deadline to deadline; a simulated board's also says when its motion ends and when
+    /// it stalls.
     func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock
     /// A board output, and a board input.
     func output(_ line: NamedLine) throws(JoltError) -> OutputLine
@@ -56,9 +53,7 @@ package final class LinuxBoard: Board {
     /// Bus transactions so far, counted by the adapter wrapper.
     package var transactions: Int { bus.transactions }
     package var origin: Int64 { 0 }
-    package var exhausted: Bool { false }
     package var exclusiveNode: String? { bus.path }
-    package func pollBlocked(at now: Int64) -> Int64? { nil }
 
     package func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock {
         if fast { throw JoltError(.usage, "--fast runs simulated time; \(board.file) is real hardware on \(board.bus)") }

@@ -11,10 +11,15 @@ import JoltCore
 import JoltSupport
 import JoltTrace
 
-/// A simulated world's time, which a run keeps up with real time or jumps deadline to deadline:
-/// the simulated board's clock (JoltSimBoard), seen from here without the simulator.
-package protocol SimulatedTime: AnyObject {
+/// A simulated world as a run's clock sees it (JoltSimBoard's, seen from here without the
+/// simulator): its time, which a run keeps up with real time or jumps deadline to deadline; the
+/// end of the motion it plays; and the stalls it injects, during which the host cannot poll.
+package protocol SimulatedWorld: AnyObject {
     var now: Int64 { get set }
+    /// Whether the played motion has run out (the chip then repeats its last reading).
+    var motionEnded: Bool { get }
+    /// Until when the host cannot poll, if an injected stall holds it at `t`.
+    func stallEnd(at t: Int64) -> Int64?
 }
 
 /// The clock a run follows: the monotonic clock (real time), or the simulated clock jumped from
@@ -22,12 +27,12 @@ package protocol SimulatedTime: AnyObject {
 package final class RunClock {
     /// Whether time is simulated and jumps instead of passing.
     package let virtual: Bool
-    package let sim: SimulatedTime?
+    package let sim: SimulatedWorld?
     package let start = Sys.monotonicMicros()
     /// A descriptor that ends a real-time delay early when readable (the run's signals).
     package var interrupt: Int32?
 
-    package init(virtual: Bool, sim: SimulatedTime?) {
+    package init(virtual: Bool, sim: SimulatedWorld?) {
         self.virtual = virtual && sim != nil
         self.sim = sim
     }
@@ -39,6 +44,12 @@ package final class RunClock {
         sim?.now = t
         return t
     }
+
+    /// Whether the data has run out: a played motion that ended. A real chip's never does.
+    package var motionEnded: Bool { sim?.motionEnded ?? false }
+
+    /// Until when the host cannot poll (a simulated stall), if it cannot at `t`.
+    package func pollBlocked(at t: Int64) -> Int64? { sim?.stallEnd(at: t) }
 
     /// Lets time pass until `deadline` or until one of `fds` is readable (`revents` says which).
     /// Simulated time jumps to the deadline, and takes what is readable then.

@@ -157,7 +157,7 @@ package final class RunCommand {
             let settings = detectionSettings(sensor)
             var sink = RunSink(router: router!, alarm: alarm, notifier: notifier, settings: settings, sensor: sensor, maxBackoffMicros: options.supervision.maxBackoffMicros)
             sink.evidence = evidence
-            let loop = RunLoop(engine: engine, clock: clock, hw: hw, wakeups: wakeups(), alarm: alarm, watcher: watcher, control: control,
+            let loop = RunLoop(engine: engine, clock: clock, wakeups: wakeups(), alarm: alarm, watcher: watcher, control: control,
                                limitMicros: options.limitMicros, counters: counters, sink: sink,
                                started: first ? { notifier.send(ready) } : nil, pin: pin)
             first = false
@@ -359,7 +359,7 @@ package final class RunCommand {
         r.skipped = engine?.skipped ?? 0
         r.transactions = hw.transactions
         r.streamMicros = engine?.streamMicros ?? 0
-        r.motionEnded = hw.exhausted
+        r.motionEnded = clock.motionEnded
         r.interrupts = pin == nil ? nil : engine?.interrupts
         r.alarm = alarm?.state
         r.lastTrigger = alarm?.lastTrigger

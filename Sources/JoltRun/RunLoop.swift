@@ -62,7 +62,6 @@ package struct Turn {
 package struct RunLoop {
     package let engine: SamplingEngine
     package let clock: RunClock
-    package let hw: Board
     package let wakeups: [Wakeup]
     package let alarm: AlarmController?
     package let watcher: RunWatcher?
@@ -113,16 +112,16 @@ package struct RunLoop {
             if now < engine.nextPoll { continue }   // woken early by a request
             counters.wakeups += 1
             if watcher?.woke(now: now) == true { return .done }
-            if let end = hw.pollBlocked(at: now) {
+            if let end = clock.pollBlocked(at: now) {
                 engine.nextPoll = end   // the host cannot poll until then
                 continue
             }
             if engine.supervisor.phase != .running && dataEnded(now: now) { return .done }
-            engine.sourceEnded = hw.exhausted
+            engine.sourceEnded = clock.motionEnded
             guard case .polled(let frames) = engine.step(now: now, detectors: &d, sink: &sink) else { continue }
             control?.flushStream()
             if let limit = limitMicros, engine.streamMicros >= limit { return .done }
-            if hw.exhausted && (frames == 0 || !engine.sensor.usesFIFO) { return .done }
+            if clock.motionEnded && (frames == 0 || !engine.sensor.usesFIFO) { return .done }
         }
     }
 
@@ -167,7 +166,7 @@ package struct RunLoop {
     /// While the chip is faulted: whether the run is over anyway (the motion ran out, or the
     /// time limit passed counting the time without data).
     package func dataEnded(now: Int64) -> Bool {
-        if hw.exhausted { return true }
+        if clock.motionEnded { return true }
         guard let limit = limitMicros else { return false }
         return engine.streamMicros + (now - engine.lastData) >= limit
     }

@@ -57,7 +57,7 @@ package final class SimWorld {
     package var sourceStart: Int64? { device.sourceStart }
 
     /// Whether the motion has run out (the chip then repeats its last reading).
-    package var exhausted: Bool { device.exhausted }
+    package var motionEnded: Bool { device.exhausted }
 }
 
 /// The simulated board: a twin of the board's chip on a simulated bus, playing a motion (the
@@ -75,10 +75,8 @@ package final class SimBoard: Board {
     /// Bus transactions so far, counted by the simulated bus.
     package var transactions: Int { world.bus.transactions }
     package var origin: Int64 { world.origin }
-    package var exhausted: Bool { world.exhausted }
     package var exclusiveNode: String? { nil }
-    package func pollBlocked(at now: Int64) -> Int64? { world.bus.stallEnd(at: now) }
-    package func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock { RunClock(virtual: fast, sim: world.clock) }
+    package func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock { RunClock(virtual: fast, sim: world) }
     package func output(_ line: NamedLine) throws(JoltError) -> OutputLine { SimOutput(name: line.name, spec: line.line) }
     package func input(_ line: NamedLine) throws(JoltError) -> InputLine { SimInput(name: line.name, spec: line.line) }
     package func interrupt(_ line: InterruptLine) throws(JoltError) -> InterruptPin {
@@ -115,8 +113,14 @@ package final class SimBoard: Board {
     }
 }
 
-/// The simulated world's clock, as the run's clock follows it.
-extension SimClock: SimulatedTime {}
+/// The simulated world as the run's clock sees it: its time, its motion's end, its stalls.
+extension SimWorld: SimulatedWorld {
+    package var now: Int64 {
+        get { clock.now }
+        set { clock.now = newValue }
+    }
+    package func stallEnd(at t: Int64) -> Int64? { bus.stallEnd(at: t) }
+}
 
 extension SimFault {
     /// A fault the board's `sim.faults` names, for the simulated bus.

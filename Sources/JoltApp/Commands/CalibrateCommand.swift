@@ -258,7 +258,7 @@ extension CalibrateCommand {
             let step = engine.step(now: clock.now, detectors: &detectors, sink: &reading)
             if let why = reading.failure { throw JoltError(.unavailable, why) }
             bar?.show(engine.streamMicros)
-            if case .polled(0) = step, hw.exhausted { break }
+            if case .polled(0) = step, clock.motionEnded { break }
         }
         bar?.finish()
         return reading
