@@ -66,15 +66,16 @@ package final class AlarmStore: @unchecked Sendable {
     }
 
     /// The folder a board's alarm state lives in: `--state-dir`, else the profile's
-    /// `alarm.state_dir`, else systemd's $STATE_DIRECTORY, else /var/lib/jolt for a real board.
-    /// A simulated board keeps its state only when told where.
-    package static func directory(option: String?, board: BoardProfile) -> String? {
+    /// `alarm.state_dir`, else systemd's $STATE_DIRECTORY, else /var/lib/jolt for a board whose
+    /// bus the run holds (a real one). Any other (the simulated board) keeps its state only when
+    /// told where.
+    package static func directory(option: String?, board: BoardProfile, holdsBus: Bool) -> String? {
         if let o = option, !o.isEmpty { return o }
         if let d = board.alarm?.stateDirectory { return BoardProfile.resolve(d, against: board.file) }
         if let e = Environment.value("STATE_DIRECTORY"), let first = e.split(separator: ":").first, !first.isEmpty {
             return String(first)
         }
-        return board.isSimulated ? nil : "/var/lib/jolt"
+        return holdsBus ? "/var/lib/jolt" : nil
     }
 
     /// What the file says: `nil` when there is none; an error message when it cannot be read.

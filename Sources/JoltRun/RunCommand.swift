@@ -102,9 +102,9 @@ package final class RunCommand {
         if b.alarm != nil {
             if let given {
                 s = given
-            } else if let dir = AlarmStore.directory(option: options.stateDirectory, board: b) {
+            } else if let dir = AlarmStore.directory(option: options.stateDirectory, board: b, holdsBus: hardware.exclusiveNode != nil) {
                 s = try AlarmStore(directory: dir)
-            } else if !b.isSimulated {
+            } else if hardware.exclusiveNode != nil {
                 Log.warning("the alarm's state is not kept across restarts: give --state-dir or alarm.state_dir")
             }
         }
@@ -311,14 +311,15 @@ package final class RunCommand {
         worker = w
     }
 
-    /// The control socket: always on a real board, so that jolt output, watch and record can
-    /// reach the process that holds the bus and the lines (where it cannot, the run goes on
-    /// without); on a simulated one when the board has an alarm or names a socket.
+    /// The control socket: always on a board whose bus this run holds (a real one), so that jolt
+    /// output, watch and record can reach the process that holds the bus and the lines (where it
+    /// cannot, the run goes on without); on any other when the board has an alarm or names a
+    /// socket.
     package func openControl() throws(JoltError) {
         guard options.control else { return }
         if board.alarm != nil || board.control.socket != nil {
             control = try ControlServer(config: board.control)
-        } else if !board.isSimulated {
+        } else if hw.exclusiveNode != nil {
             do { control = try ControlServer(config: board.control) } catch {
                 Log.warning("no control socket (jolt output, watch and record cannot attach): \(error.message)")
             }
