@@ -20,6 +20,8 @@ final class RunningJolt: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [(Date, String)] = []
     private var partial = ""
+    /// Standard error has reached its end: every line is in.
+    private var ended = false
 
     init(_ args: [String]) throws {
         process.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
@@ -28,7 +30,14 @@ final class RunningJolt: @unchecked Sendable {
         process.standardOutput = out
         err.fileHandleForReading.readabilityHandler = { [weak self] h in
             let d = h.availableData
-            guard let self, !d.isEmpty else { return }
+            guard let self else { return }
+            guard !d.isEmpty else {
+                h.readabilityHandler = nil
+                self.lock.lock()
+                self.ended = true
+                self.lock.unlock()
+                return
+            }
             let now = Date()
             self.lock.lock()
             self.partial += String(decoding: d, as: UTF8.self)
@@ -57,7 +66,8 @@ final class RunningJolt: @unchecked Sendable {
 
     func finish() -> Int32 {
         process.waitUntilExit()
-        usleep(50_000)   // the last lines
+        // The last lines: read once the pipe has given its end.
+        #expect(eventually { lock.lock(); defer { lock.unlock() }; return ended }, "standard error never ended")
         err.fileHandleForReading.readabilityHandler = nil
         return process.terminationStatus
     }

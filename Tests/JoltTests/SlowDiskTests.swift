@@ -17,12 +17,16 @@ final class SlowDisk: @unchecked Sendable {
     let millis: Int
     let lock = NSLock()
     private(set) var writes: [(began: Int64, ended: Int64, text: String)] = []
+    private var begun = 0
 
     init(millis: Int) { self.millis = millis }
 
     var writer: AlarmStore.Writer {
         { [self] path, text throws(JoltError) in
             let began = Sys.monotonicMicros()
+            lock.lock()
+            begun += 1
+            lock.unlock()
             usleep(UInt32(millis * 1000))
             try AlarmStore.durable(path, text)
             lock.lock()
@@ -32,6 +36,8 @@ final class SlowDisk: @unchecked Sendable {
     }
 
     var seen: [(began: Int64, ended: Int64, text: String)] { lock.lock(); defer { lock.unlock() }; return writes }
+    /// Writes begun so far, finished or not.
+    var started: Int { lock.lock(); defer { lock.unlock() }; return begun }
 }
 
 @Suite("The alarm first, the disk after", .serialized)
@@ -50,7 +56,7 @@ struct SlowDiskTests {
         let returned = Sys.monotonicMicros() - t0
         #expect(returned < 100_000, "save took \(returned) µs on a 300 ms disk")
         #expect(first == 1 && store.lastSave == 1 && store.savedThrough == 0)
-        usleep(50_000)   // the first write is under way
+        #expect(eventually(seconds: 5) { disk.started == 1 }, "the first write never began")
         store.save(state(.armed))
         let last = store.save(state(.triggered))   // replaces the armed state, not yet taken
         #expect(last == 3 && store.savedThrough == 0)
