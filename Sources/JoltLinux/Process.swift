@@ -27,6 +27,9 @@ public final class ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        // Only those three: nothing else Jolt (or whatever hosts it) holds open reaches the child,
+        // marked close-on-exec or not.
+        jolt_spawn_closefrom(&actions, 3)
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }

@@ -136,12 +136,17 @@ struct ActionTests {
         line.done()
     }
 
-    @Test("a command runs with the event in its environment, its output logged; a slow one is stopped at its timeout")
+    @Test("a command runs with the event in its environment, only standard input, output and error open, its output logged; a slow one is stopped at its timeout")
     func command() throws {
+        // A descriptor this process holds open without close-on-exec: the command must not get it.
+        let held = Pipe()
+        let heldFDs = [held.fileHandleForReading.fileDescriptor, held.fileHandleForWriting.fileDescriptor]
+        #expect(heldFDs.allSatisfy { fcntl($0, F_GETFD) & FD_CLOEXEC == 0 })
         let log = LogCollector()
         let e = ActionEngine(outputs: [:], alarmOutput: nil, alarmPattern: .cadence(on: 1, off: 1), printer: nil, boardName: "kiosk", boardFile: "/etc/jolt/jolt.json", log: log.logger)
         e.handle(.event(shake, [.command(argv: ["env"], timeoutMillis: 5000)]), now: 0)
         e.handle(.event(shake, [.command(argv: ["sleep", "30"], timeoutMillis: 200)]), now: 0)
+        e.handle(.event(shake, [.command(argv: ["sh", "-c", "ls /proc/$$/fd"], timeoutMillis: 5000)]), now: 0)
         e.handle(.event(EventRecord(t: 2_000_000, kind: .flip(.faceDown)), [.command(argv: ["env"], timeoutMillis: 5000)]), now: 0)
         let start = Date()
         while e.pollFDs.count > 0 && Date().timeIntervalSince(start) < 5 {
@@ -160,6 +165,8 @@ struct ActionTests {
         #expect(lines.contains("info: command env: JOLT_STATE=face_down"))
         #expect(lines.contains { $0.contains("JOLT_JSON={\"t\":1.0,\"event\":\"shake\",\"phase\":\"began\"") })
         #expect(lines.contains("warning: command sleep took longer than its timeout: stopping it"))
+        let open = lines.filter { $0.hasPrefix("info: command sh: ") }.map { $0.dropFirst("info: command sh: ".count) }
+        #expect(open == ["0", "1", "2"], "the command's open descriptors: \(open)")
         #expect(Date().timeIntervalSince(start) < 3)
         e.handle(.event(shake, [.command(argv: ["/nonexistent/program"], timeoutMillis: 100)]), now: 0)
         let missing = Date()

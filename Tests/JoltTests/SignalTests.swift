@@ -20,34 +20,42 @@ final class RunningJolt: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [(Date, String)] = []
     private var partial = ""
-    /// Standard error has reached its end: every line is in.
-    private var ended = false
+    /// Every byte read so far is in `lines` or `partial`; the reader stops once this is set.
+    private var stopReading = false
+    private let reader = DispatchGroup()
 
     init(_ args: [String]) throws {
         process.executableURL = URL(fileURLWithPath: packageRoot + "/.build/debug/jolt")
         process.arguments = args
         process.standardError = err
         process.standardOutput = out
-        err.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
-            guard let self else { return }
-            guard !d.isEmpty else {
-                h.readabilityHandler = nil
-                self.lock.lock()
-                self.ended = true
-                self.lock.unlock()
-                return
-            }
-            let now = Date()
-            self.lock.lock()
-            self.partial += String(decoding: d, as: UTF8.self)
-            while let nl = self.partial.firstIndex(of: "\n") {
-                self.lines.append((now, String(self.partial[..<nl])))
-                self.partial = String(self.partial[self.partial.index(after: nl)...])
-            }
-            self.lock.unlock()
-        }
         try process.run()
+        let fd = err.fileHandleForReading.fileDescriptor
+        reader.enter()
+        Thread.detachNewThread { [self] in
+            defer { reader.leave() }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&p, 1, 20) > 0
+                lock.lock()
+                defer { lock.unlock() }
+                if stopReading { return }
+                guard ready else { continue }
+                // Read and filed under the lock: what the pipe no longer holds is in `lines`.
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { return }
+                append(buffer[0..<n], at: Date())
+            }
+        }
+    }
+
+    private func append(_ bytes: ArraySlice<UInt8>, at now: Date) {
+        partial += String(decoding: bytes, as: UTF8.self)
+        while let nl = partial.firstIndex(of: "\n") {
+            lines.append((now, String(partial[..<nl])))
+            partial = String(partial[partial.index(after: nl)...])
+        }
     }
 
     var stderrLines: [(Date, String)] { lock.lock(); defer { lock.unlock() }; return lines }
@@ -66,9 +74,19 @@ final class RunningJolt: @unchecked Sendable {
 
     func finish() -> Int32 {
         process.waitUntilExit()
-        // The last lines: read once the pipe has given its end.
-        #expect(eventually { lock.lock(); defer { lock.unlock() }; return ended }, "standard error never ended")
-        err.fileHandleForReading.readabilityHandler = nil
+        // jolt has ended, so all it wrote is in the pipe: its last lines are read once the pipe
+        // is empty. (Not its end of file: a process started elsewhere in this test run may
+        // hold a copy of the write end.)
+        let fd = err.fileHandleForReading.fileDescriptor
+        #expect(eventually {
+            lock.lock(); defer { lock.unlock() }
+            var pending: Int32 = 0
+            return ioctl(fd, UInt(FIONREAD), &pending) == 0 && pending == 0
+        }, "standard error was never read to its last line")
+        lock.lock()
+        stopReading = true
+        lock.unlock()
+        reader.wait()
         return process.terminationStatus
     }
 }

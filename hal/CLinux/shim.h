@@ -1,5 +1,5 @@
 // Linux interfaces the Glibc module does not bring into Swift: signalfd(2), eventfd(2), and the
-// GNU extensions pipe2(2), accept4(2) and memfd_create(2) (declared here as glibc declares them
+// GNU extensions pipe2(2), accept4(2), memfd_create(2) and posix_spawn's closefrom (declared here as glibc declares them
 // under _GNU_SOURCE, which the Glibc module is built without).
 #ifndef JOLT_CLINUX_SHIM_H
 #define JOLT_CLINUX_SHIM_H
@@ -11,13 +11,21 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <stddef.h>
+#include <spawn.h>
 
 extern int pipe2(int pipefd[2], int flags);
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 extern int memfd_create(const char *name, unsigned int flags);
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 
 /// pipe2(2): a pipe with O_CLOEXEC / O_NONBLOCK set atomically.
 static inline int jolt_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
+
+/// posix_spawn_file_actions_addclosefrom_np(3) (glibc 2.34): the child closes every descriptor
+/// from `from` up before it runs the program.
+static inline int jolt_spawn_closefrom(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
 
 /// accept4(2): accept with SOCK_CLOEXEC / SOCK_NONBLOCK set atomically.
 static inline int jolt_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
