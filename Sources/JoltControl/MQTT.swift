@@ -57,7 +57,6 @@ package final class MQTTBridge: @unchecked Sendable {
     package var availabilityTopic: String { base + "/availability" }
     package var setTopic: String { base + "/set" }
     package var resultTopic: String { base + "/result" }
-    package var tamperTopic: String { base + "/tamper" }
     /// Each alarm's evidence trace, when `mqtt.evidence_max_kib` asks for it.
     package var evidenceTopic: String { base + "/evidence" }
     /// The alarm's trouble: `{"state":"ON","problems":["…"]}` while it cannot keep its word.
@@ -181,8 +180,10 @@ package final class MQTTBridge: @unchecked Sendable {
         if let lastTrigger { f.append(("last_trigger", lastTrigger.jsonValue)) }
         if let sensorCheck { f.append(("sensor_check", sensorCheck)) }
         link.setRetained(topic: stateTopic, payload: JSON.members(f).text)
-        // The tamper sensor is on from a tamper until the alarm stops sounding.
-        if state != .triggered { link.setRetained(topic: tamperTopic, payload: "OFF") }
+        // The alarm's own sensors (tamper) are on from their event until the alarm stops sounding.
+        if state != .triggered {
+            for s in EventKinds.states where s.alarmOnly { link.setRetained(topic: base + "/" + s.topic, payload: "OFF") }
+        }
         if !available {
             available = true
             link.setRetained(topic: availabilityTopic, payload: "online")
