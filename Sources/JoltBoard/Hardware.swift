@@ -11,23 +11,21 @@ import JoltSupport
 import JoltEngine
 import JoltTrace
 
-/// An opened board, as `jolt run` and the tools see it: the configured sensor, where the run's
-/// time comes from, its lines. A real one is `LinuxBoard`; the simulated one lives in
+/// An opened board, as `jolt run` and the tools see it: the chip on its bus, the clock the run
+/// follows, its lines. A real one is `LinuxBoard`; the simulated one lives in
 /// JoltSimBoard, linked only by what opens it: the service's path never sees a simulator.
 package protocol Board: AnyObject {
     /// The chip, its plug-in and its bus.
     var sensor: ChipSensor { get }
     /// Bus transactions so far.
     var transactions: Int { get }
-    /// The stream time of the first sample, µs: a played recording's first time, else 0.
-    var origin: Int64 { get }
     /// The device node one Jolt at a time may hold (the bus's /dev/i2c-N, locked for the run);
     /// nil where the bus is the process's own.
     var exclusiveNode: String? { get }
-    /// The run's clock: real time, or (`fast`, a simulated board only) simulated time that jumps
-    /// from deadline to deadline; a simulated board's also says when its motion ends and when
-    /// it stalls.
-    func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock
+    /// The run's clock: real time, or (a simulated board opened to run fast) simulated time that
+    /// jumps from deadline to deadline; a simulated board's also says where its stream's time
+    /// starts, when its motion ends and when it stalls.
+    var clock: RunClock { get }
     /// A board output, and a board input.
     func output(_ line: NamedLine) throws(JoltError) -> OutputLine
     func input(_ line: NamedLine) throws(JoltError) -> InputLine
@@ -44,6 +42,8 @@ extension Board {
 package final class LinuxBoard: Board {
     package let sensor: ChipSensor
     package let bus: LinuxI2CBus
+    /// Real time: a chip keeps its own.
+    package let clock = RunClock(virtual: false, sim: nil)
 
     package init(sensor: ChipSensor, bus: LinuxI2CBus) {
         self.sensor = sensor
@@ -52,13 +52,7 @@ package final class LinuxBoard: Board {
 
     /// Bus transactions so far, counted by the adapter wrapper.
     package var transactions: Int { bus.transactions }
-    package var origin: Int64 { 0 }
     package var exclusiveNode: String? { bus.path }
-
-    package func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock {
-        if fast { throw JoltError(.usage, "--fast runs simulated time; \(board.file) is real hardware on \(board.bus)") }
-        return RunClock(virtual: false, sim: nil)
-    }
 
     package func output(_ line: NamedLine) throws(JoltError) -> OutputLine { try ChardevOutput(name: line.name, spec: line.line) }
     package func input(_ line: NamedLine) throws(JoltError) -> InputLine { try ChardevInput(name: line.name, spec: line.line) }

@@ -13,9 +13,12 @@ import JoltTrace
 
 /// A simulated world as a run's clock sees it (JoltSimBoard's, seen from here without the
 /// simulator): its time, which a run keeps up with real time or jumps deadline to deadline; the
-/// end of the motion it plays; and the stalls it injects, during which the host cannot poll.
+/// end of the motion it plays; the stream time its first sample carries; and the stalls it
+/// injects, during which the host cannot poll.
 package protocol SimulatedWorld: AnyObject {
     var now: Int64 { get set }
+    /// The stream time of the first sample, µs: a played recording's first time, else 0.
+    var origin: Int64 { get }
     /// Whether the played motion has run out (the chip then repeats its last reading).
     var motionEnded: Bool { get }
     /// Until when the host cannot poll, if an injected stall holds it at `t`.
@@ -44,6 +47,10 @@ package final class RunClock {
         sim?.now = t
         return t
     }
+
+    /// The stream time of the first sample, µs: a played recording's first time (so that a
+    /// run's times match `jolt replay`'s), else 0.
+    package var origin: Int64 { sim?.origin ?? 0 }
 
     /// Whether the data has run out: a played motion that ended. A real chip's never does.
     package var motionEnded: Bool { sim?.motionEnded ?? false }

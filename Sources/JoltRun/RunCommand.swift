@@ -82,7 +82,7 @@ package final class RunCommand {
     package var requests: RunRequests?
     package let counters = RunCounters()
     /// Stream time of the next sample, µs: the clock commands are applied on.
-    package var streamNow: Int64 { engine?.streamNow ?? hw.origin }
+    package var streamNow: Int64 { engine?.streamNow ?? clock.origin }
 
     /// A run of `board` on `hardware`, opened from it. `outputs`, when given, replace the board's
     /// (tests observe simulated lines this way), and `store` the board's state folder (a test
@@ -97,7 +97,7 @@ package final class RunCommand {
         self.options = options
         self.out = out
         hw = hardware
-        clock = try hardware.clock(fast: options.fast, board: b)
+        clock = hardware.clock
         var s: AlarmStore?
         if b.alarm != nil {
             if let given {
@@ -138,7 +138,7 @@ package final class RunCommand {
         defer { shutdown() }
         clock.interrupt = signals?.fd
         let sensor = try startChip()
-        let engine = SamplingEngine(sensor: sensor, clock: clock, mount: board.mount, limits: options.supervision, drainMillis: board.fifoPollMillis, origin: hw.origin)
+        let engine = SamplingEngine(sensor: sensor, clock: clock, mount: board.mount, limits: options.supervision, drainMillis: board.fifoPollMillis, origin: clock.origin)
         self.engine = engine
         // The socket before the lines: a run refused for want of one has opened nothing.
         try openControl()

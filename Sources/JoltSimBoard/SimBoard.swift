@@ -66,17 +66,17 @@ package final class SimWorld {
 package final class SimBoard: Board {
     package let sensor: ChipSensor
     package let world: SimWorld
+    package let clock: RunClock
 
-    package init(sensor: ChipSensor, world: SimWorld) {
+    package init(sensor: ChipSensor, world: SimWorld, fast: Bool = false) {
         self.sensor = sensor
         self.world = world
+        clock = RunClock(virtual: fast, sim: world)
     }
 
     /// Bus transactions so far, counted by the simulated bus.
     package var transactions: Int { world.bus.transactions }
-    package var origin: Int64 { world.origin }
     package var exclusiveNode: String? { nil }
-    package func clock(fast: Bool, board: BoardProfile) throws(JoltError) -> RunClock { RunClock(virtual: fast, sim: world) }
     package func output(_ line: NamedLine) throws(JoltError) -> OutputLine { SimOutput(name: line.name, spec: line.line) }
     package func input(_ line: NamedLine) throws(JoltError) -> InputLine { SimInput(name: line.name, spec: line.line) }
     package func interrupt(_ line: InterruptLine) throws(JoltError) -> InterruptPin {
@@ -84,8 +84,9 @@ package final class SimBoard: Board {
     }
 
     /// Opens the simulated board. `trace` plays a recording instead of the board's script (its
-    /// rate becomes the board's); `source`, the caller's motion (a soak).
-    package static func open(_ board: BoardProfile, trace: String? = nil, source given: MotionSource? = nil) throws(JoltError) -> SimBoard {
+    /// rate becomes the board's); `source`, the caller's motion (a soak); `fast`, on simulated
+    /// time that jumps from deadline to deadline rather than following real time.
+    package static func open(_ board: BoardProfile, trace: String? = nil, source given: MotionSource? = nil, fast: Bool = false) throws(JoltError) -> SimBoard {
         var board = board
         let name = board.chip ?? board.sim.chip
         board.sim.chip = name
@@ -109,7 +110,7 @@ package final class SimBoard: Board {
         }
         let world = SimWorld(board: board, twin: twin, source: given ?? SimWorld.source(board: board, samples: samples), origin: origin, address: address)
         let sensor = try LinuxBoard.makeSensor(chip, bus: world.bus, busName: "the simulated bus", address: address, board: board)
-        return SimBoard(sensor: sensor, world: world)
+        return SimBoard(sensor: sensor, world: world, fast: fast)
     }
 }
 

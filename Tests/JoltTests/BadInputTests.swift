@@ -266,6 +266,8 @@ struct BadInputTests {
         (["run", "--sensitivity", "max"], .usage, "--sensitivity must be low, medium or high"),
         (["run", "--board", "/nonexistent/board.json"], .noInput, "/nonexistent/board.json: no such"),
         (["run", "--fast", "--trace", "/nonexistent/t.csv"], .noInput, "/nonexistent/t.csv"),
+        // Refused before the bus is opened: the same answer with or without a Pi's I2C.
+        (["run", "--fast", "--board", packageRoot + "/boards/pi-mpu6050.json"], .usage, "--fast runs simulated time; \(packageRoot)/boards/pi-mpu6050.json is real hardware on /dev/i2c-1"),
         (["run", "stray"], .usage, "unexpected argument 'stray'"),
         (["replay"], .usage, "give at least one trace file"),
         (["replay", "--algorithm", "magic", "x.csv"], .usage, "--algorithm must be one of"),

@@ -23,12 +23,13 @@ import JoltTrace
 /// the simulator.
 enum Boards {
     /// `trace` plays a recording on the simulated board instead of its script; `source`, the
-    /// caller's motion (a soak).
-    static func open(_ board: BoardProfile, trace: String? = nil, source: MotionSource? = nil) throws(JoltError) -> Board {
-        if board.isSimulated { return try SimBoard.open(board, trace: trace, source: source) }
+    /// caller's motion (a soak); `fast` runs the simulated board on simulated time.
+    static func open(_ board: BoardProfile, trace: String? = nil, source: MotionSource? = nil, fast: Bool = false) throws(JoltError) -> Board {
+        if board.isSimulated { return try SimBoard.open(board, trace: trace, source: source, fast: fast) }
         if trace != nil {
             throw JoltError(.usage, "--trace plays a recording on the simulated board only; \(board.file) uses \(board.bus)")
         }
+        if fast { throw JoltError(.usage, "--fast runs simulated time; \(board.file) is real hardware on \(board.bus)") }
         return try LinuxBoard.open(board)
     }
 }
@@ -40,7 +41,7 @@ extension RunCommand {
                      source: MotionSource? = nil) throws(JoltError) {
         var b = board
         if options.forever { b.sim.loop = true }
-        try self.init(board: b, hardware: try Boards.open(b, trace: options.trace, source: source), options: options, out: out, outputs: outputs, store: store)
+        try self.init(board: b, hardware: try Boards.open(b, trace: options.trace, source: source, fast: options.fast), options: options, out: out, outputs: outputs, store: store)
     }
 }
 

@@ -239,8 +239,8 @@ final class CalibrationReading: EngineSink {
 extension CalibrateCommand {
     /// Reads the board's chip for `micros` of samples.
     static func measure(board: BoardProfile, fast: Bool, trace: String?, micros: Int64) throws(JoltError) -> CalibrationReading {
-        let hw = try Boards.open(board, trace: trace)
-        let clock = try hw.clock(fast: fast, board: board)
+        let hw = try Boards.open(board, trace: trace, fast: fast)
+        let clock = hw.clock
         var delay = ClockDelay(clock: clock)
         do { try hw.sensor.start(delay: &delay) } catch { throw chipError(error, hw.sensor) }
         Log.info("calibrating \(hw.sensor.identity) on \(hw.busName): keep the device still for \(EventRecord.seconds(micros)) s")
