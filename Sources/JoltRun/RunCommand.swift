@@ -58,7 +58,7 @@ package final class RunCommand {
     package let hw: Board
     package let clock: RunClock
     /// Who watches the run from inside (`watch`, `record`, `soak`, tests): one interface.
-    package var watcher: RunWatcher?
+    package let watcher: RunWatcher?
     /// The parts, once running.
     package var signals: SignalChannel?
     /// Whether it was started from a terminal (a SIGHUP after that terminal hung up stops it).
@@ -86,9 +86,11 @@ package final class RunCommand {
 
     /// A run of `board` on `hardware`, opened from it. `outputs`, when given, replace the board's
     /// (tests observe simulated lines this way), and `store` the board's state folder (a test
-    /// gives a slow disk).
-    package init(board b: BoardProfile, hardware: Board, options: Options, out: TextOutput, outputs: [String: OutputLine] = [:], store given: AlarmStore? = nil) throws(JoltError) {
+    /// gives a slow disk); `watcher` sees its samples and events.
+    package init(board b: BoardProfile, hardware: Board, options: Options, out: TextOutput, outputs: [String: OutputLine] = [:], store given: AlarmStore? = nil,
+                 watcher: RunWatcher? = nil) throws(JoltError) {
         self.outputs = outputs
+        self.watcher = watcher
         self.board = b
         if b.hasFile, let bytes = try? readFile(b.file, what: "board profile", missingHint: "") {
             profileTree = try? JSONParser.parse(bytes).value

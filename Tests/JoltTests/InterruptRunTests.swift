@@ -43,11 +43,9 @@ struct InterruptRunTests {
     func run(_ b: BoardProfile, seconds: Int64) throws -> Outcome {
         var options = RunCommand.Options(json: true, fast: true, limitMicros: seconds * 1_000_000)
         options.control = false
-        let cmd = try RunCommand(board: b, options: options, out: TextOutput.capturing(),
-                                 outputs: ["buzzer": SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))])
         var o = Outcome()
-        let sim = try #require(cmd.hw as? SimBoard)
-        cmd.watcher = Hooks(event: { r, now in
+        let sim = try SimBoard.open(b, fast: true)
+        let hooks = Hooks(event: { r, now in
             if r.kind == .recovered { o.gaps += 1 }
             guard r.json.contains("\"state\":\"triggered\""), o.triggerAt == nil, let start = sim.world.sourceStart else { return }
             // Stream sample i (time i × period) is source sample i, made at start + (i + 1) × period.
@@ -55,7 +53,8 @@ struct InterruptRunTests {
             o.triggerAt = r.t
             o.triggerAge = now - (start + (r.t / period + 1) * period)
         })
-        let run = try cmd.run()
+        let run = try RunCommand(board: b, hardware: sim, options: options, out: TextOutput.capturing(),
+                                 outputs: ["buzzer": SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))], watcher: hooks).run()
         o.samples = run.samples
         o.wakeups = run.wakeups
         o.overflows = run.overflows

@@ -220,10 +220,8 @@ struct MQTTTests {
         var o = RunCommand.Options(json: true, fast: true)
         o.trace = liftTrace()
         o.limitMicros = 8_000_000
-        let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: out)
         var emitted: [String] = []
-        cmd.watcher = Hooks(event: { e, _ in emitted.append(e.json) })
-        try cmd.run()
+        try RunCommand(board: try BoardProfile.load(path: board), options: o, out: out, watcher: Hooks(event: { e, _ in emitted.append(e.json) })).run()
         #expect(sub.wait { $0.filter { $0.0 == "jolt/kiosk-1/event" }.count >= emitted.count && $0.contains { $0.0 == "jolt/kiosk-1/availability" && $0.1 == "offline" } })
         let msgs = sub.messages
         let events = msgs.filter { $0.0 == "jolt/kiosk-1/event" }.map(\.1)
@@ -291,10 +289,9 @@ struct MQTTTests {
         o.trace = liftTrace()
         o.limitMicros = 8_000_000
         o.stateDirectory = state
-        let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: TextOutput.capturing())
         var triggered: [String: Any]?
-        cmd.watcher = Hooks(event: { e, _ in if let j = json(e.json), j["state"] as? String == "triggered" { triggered = j } })
-        try cmd.run()
+        let hooks = Hooks(event: { e, _ in if let j = json(e.json), j["state"] as? String == "triggered" { triggered = j } })
+        try RunCommand(board: try BoardProfile.load(path: board), options: o, out: TextOutput.capturing(), watcher: hooks).run()
         let trigger = try #require(triggered, "the lift triggers the alarm")
         let path = try #require(trigger["evidence"] as? String)
         func evidence() -> [UInt8]? {
@@ -386,10 +383,9 @@ struct MQTTTests {
         var o = RunCommand.Options(json: true, fast: true)
         o.trace = shakesTrace(count: 20)
         o.control = false
-        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing())
         var emitted: [(t: Int64, name: String)] = []
         let hooks = Hooks(event: { e, _ in emitted.append((e.t, e.bindingName)) })
-        cmd.watcher = hooks
+        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), watcher: hooks)
         var phase = 0
         var drainSeconds = 0.0
         var duringOutage = 0

@@ -22,10 +22,10 @@ import JoltTrace
 /// place that links both: the service's parts (JoltRun) take an opened `Board` and never name
 /// the simulator.
 enum Boards {
-    /// `trace` plays a recording on the simulated board instead of its script; `source`, the
-    /// caller's motion (a soak); `fast` runs the simulated board on simulated time.
-    static func open(_ board: BoardProfile, trace: String? = nil, source: MotionSource? = nil, fast: Bool = false) throws(JoltError) -> Board {
-        if board.isSimulated { return try SimBoard.open(board, trace: trace, source: source, fast: fast) }
+    /// `trace` plays a recording on the simulated board instead of its script; `fast` runs the
+    /// simulated board on simulated time.
+    static func open(_ board: BoardProfile, trace: String? = nil, fast: Bool = false) throws(JoltError) -> Board {
+        if board.isSimulated { return try SimBoard.open(board, trace: trace, fast: fast) }
         if trace != nil {
             throw JoltError(.usage, "--trace plays a recording on the simulated board only; \(board.file) uses \(board.bus)")
         }
@@ -36,12 +36,13 @@ enum Boards {
 
 extension RunCommand {
     /// A run of `board`, its hardware opened here: the simulated board playing what `options`
-    /// says (its trace, looped forever) or `source`, or the real chip.
+    /// says (its trace, looped forever), or the real chip.
     convenience init(board: BoardProfile, options: Options, out: TextOutput, outputs: [String: OutputLine] = [:], store: AlarmStore? = nil,
-                     source: MotionSource? = nil) throws(JoltError) {
+                     watcher: RunWatcher? = nil) throws(JoltError) {
         var b = board
         if options.forever { b.sim.loop = true }
-        try self.init(board: b, hardware: try Boards.open(b, trace: options.trace, source: source, fast: options.fast), options: options, out: out, outputs: outputs, store: store)
+        try self.init(board: b, hardware: try Boards.open(b, trace: options.trace, fast: options.fast), options: options, out: out, outputs: outputs, store: store,
+                      watcher: watcher)
     }
 }
 

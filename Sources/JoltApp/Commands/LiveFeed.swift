@@ -116,12 +116,11 @@ enum LiveFeed {
         o.trace = options.trace
         o.limitMicros = options.limitMicros
         o.control = false
-        let cmd = try RunCommand(board: b, options: o, out: TextOutput(fd: -1))
-        let local = LocalFeed(view: view, board: b, name: board.file.isEmpty ? board.name : board.file, sensor: cmd.hw.sensor, limitMicros: options.limitMicros)
+        let hardware = try Boards.open(b, trace: o.trace, fast: o.fast)
+        let local = LocalFeed(view: view, board: b, name: board.file.isEmpty ? board.name : board.file, sensor: hardware.sensor, limitMicros: options.limitMicros)
         local.watchesTamper = options.watchTamper && board.alarm?.settings.triggers.contains(.tamper) == true
         local.alarmSettings = board.alarm?.settings
-        cmd.watcher = local
-        let run = try cmd.run()
+        let run = try RunCommand(board: b, hardware: hardware, options: o, out: TextOutput(fd: -1), watcher: local).run()
         if run.motionEnded, !local.stopped, !local.reachedLimit { return .motionEnded }
         return .stopped
     }

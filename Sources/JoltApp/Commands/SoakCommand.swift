@@ -136,10 +136,10 @@ struct SoakCommand {
         var o = RunCommand.Options(json: true, fast: true)
         o.control = false
         o.limitMicros = Int64(plan.samples) * periodMicros
-        let cmd = try RunCommand(board: board, options: o, out: TextOutput(fd: -1), source: source)
+        let sim = try SimBoard.open(board, source: source, fast: true)
         // Memory is compared from a warm point (an hour in, or a quarter of a shorter run) to the end.
         let watch = SoakWatcher(hours: options.hours, progress: options.progress)
-        cmd.watcher = watch
+        let cmd = try RunCommand(board: board, hardware: sim, options: o, out: TextOutput(fd: -1), watcher: watch)
         // The run's own fault lines would drown the summary: the soak reports them itself.
         Log.silent = true
         defer { Log.silent = false }
@@ -152,7 +152,7 @@ struct SoakCommand {
         report.busErrorsRetried = run.chip.transientErrors
         report.stuckWindowMicros = run.chip.stuckWindowMicros
         report.wallSeconds = Double(Sys.monotonicMicros() - wallStart) / 1e6
-        check(&plan, events: events, sourceStart: (cmd.hw as? SimBoard)?.world.sourceStart ?? Self.plannedStart - periodMicros, into: &report)
+        check(&plan, events: events, sourceStart: sim.world.sourceStart ?? Self.plannedStart - periodMicros, into: &report)
         return report
     }
 
