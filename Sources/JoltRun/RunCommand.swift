@@ -60,9 +60,6 @@ package final class RunCommand {
     /// Who watches the run from inside (`watch`, `record`, `soak`, tests): one interface.
     package let watcher: RunWatcher?
     /// The parts, once running.
-    package var signals: SignalChannel?
-    /// Whether it was started from a terminal (a SIGHUP after that terminal hung up stops it).
-    package var onTerminal = false
     package var busLock: BusLock?
     package var engine: SamplingEngine?
     /// The readings around each trigger, kept in the state directory.
@@ -129,37 +126,38 @@ package final class RunCommand {
     /// limit, signal).
     @discardableResult
     package func run() throws(JoltError) -> RunReport {
+        let signals: SignalChannel
         do {
             signals = try SignalChannel([SIGINT, SIGTERM, SIGHUP])
         } catch {
             throw JoltError(.software, "cannot set up signal handling: \(error)")
         }
         ThisProcess.ignoreBrokenPipes()
-        onTerminal = Terminal.isControlling
+        let onTerminal = Terminal.isControlling
         busLock = try BusLock.take(hw.exclusiveNode)
         defer { shutdown() }
-        clock.interrupt = signals?.fd
+        clock.interrupt = signals.fd
         let sensor = try startChip()
         let engine = SamplingEngine(sensor: sensor, clock: clock, mount: board.mount, limits: options.supervision, drainMillis: board.fifoPollMillis, origin: clock.origin)
         self.engine = engine
         // The socket before the lines: a run refused for want of one has opened nothing.
         try openControl()
-        try openLines()
+        try openLines(engine)
         if let m = board.mqtt {
             let b = try MQTTBridge(config: m, board: board, stateDirectory: store?.directory)
             b.start(board: board, sensor: sensor.identity)
             bridge = b
         }
-        assemble(sensor: sensor)
+        let (router, requests) = assemble(sensor: sensor, engine: engine)
         logStart(sensor, engine)
         let notifier = self.notifier, ready = "READY=1\nSTATUS=watching \(sensor.identity) on \(hw.busName)"
         var first = true
         let wallStart = Sys.monotonicMicros()
         while true {
             let settings = detectionSettings(sensor)
-            var sink = RunSink(router: router!, alarm: alarm, notifier: notifier, settings: settings, sensor: sensor, maxBackoffMicros: options.supervision.maxBackoffMicros)
+            var sink = RunSink(router: router, alarm: alarm, notifier: notifier, settings: settings, sensor: sensor, maxBackoffMicros: options.supervision.maxBackoffMicros)
             sink.evidence = evidence
-            let loop = RunLoop(engine: engine, clock: clock, wakeups: wakeups(), alarm: alarm, watcher: watcher, control: control,
+            let loop = RunLoop(engine: engine, clock: clock, wakeups: wakeups(signals, onTerminal: onTerminal, requests), alarm: alarm, watcher: watcher, control: control,
                                limitMicros: options.limitMicros, counters: counters, sink: sink,
                                started: first ? { notifier.send(ready) } : nil, pin: pin)
             first = false
@@ -202,7 +200,7 @@ package final class RunCommand {
     }
 
     /// The router, the alarm and the requests, wired to the outputs, the socket and MQTT.
-    package func assemble(sensor: ChipSensor) {
+    package func assemble(sensor: ChipSensor, engine: SamplingEngine) -> (EventRouter, RunRequests) {
         let clock = self.clock
         let router = EventRouter(bindings: board.actions, worker: worker, control: control, bridge: bridge, watcher: watcher, now: { clock.now })
         self.router = router
@@ -227,11 +225,11 @@ package final class RunCommand {
             }
             alarm = AlarmController(config: a, detection: detectionSettings(sensor), store: store, effects: withEvidence)
             // The chip's check at arming runs on the loop's thread, between polls: the engine's.
-            alarm?.sensorCheck = { [engine = self.engine!] in engine.selfTest() }
+            alarm?.sensorCheck = { engine.selfTest() }
         }
         // What status and stream report: read from the parts, never from here (a board without a
         // file, the only one whose name a reload could not change, has no reload).
-        let engine = self.engine!, bus = hw.busName, boardName = board.file.isEmpty ? board.name : board.file, gyroRange = board.gyroRangeDps
+        let bus = hw.busName, boardName = board.file.isEmpty ? board.name : board.file, gyroRange = board.gyroRangeDps
         let r = RunRequests(
             alarm: alarm, worker: worker, outputs: Array(outputs.keys), alarmOutput: board.alarm?.output, bridge: bridge, control: control,
             streamNow: { engine.streamNow },
@@ -247,13 +245,15 @@ package final class RunCommand {
         if let name = board.alarm?.keySwitch, let line = inputs[name] { r.keySwitch = (name, line) }
         r.sensorFault = { engine.supervisor.phase != .running }
         requests = r
+        return (router, r)
     }
 
-    /// What wakes the loop besides the chip, each with its handler: signals, the control socket,
+    /// What wakes the loop besides the chip, each with its handler: signals (`onTerminal`: the run
+    /// was started from a terminal, and a SIGHUP after it hung up stops it), the control socket,
     /// MQTT commands, the store's saves; and what is done at every turn (the systemd watchdog,
     /// the key switch).
-    package func wakeups() -> [Wakeup] {
-        let signals = self.signals!, onTerminal = self.onTerminal, requests = self.requests!, control = self.control, bridge = self.bridge, store = self.store, notifier = self.notifier
+    package func wakeups(_ signals: SignalChannel, onTerminal: Bool, _ requests: RunRequests) -> [Wakeup] {
+        let control = self.control, bridge = self.bridge, store = self.store, notifier = self.notifier
         var w = [Wakeup(fds: { [signals.fd] }, handle: { ready, turn in
             guard ready else { return }
             var stop = false, reload = false, hungUp = false
@@ -294,21 +294,22 @@ package final class RunCommand {
         }
     }
 
-    /// Requests the board's outputs and inputs and starts the action thread.
-    package func openLines() throws(JoltError) {
+    /// Requests the board's outputs and inputs (and the chip's INT pin, which `engine` then
+    /// listens to) and starts the action thread.
+    package func openLines(_ engine: SamplingEngine) throws(JoltError) {
         for o in board.outputs where outputs[o.name] == nil {
             outputs[o.name] = try hw.output(o)
         }
         for i in board.inputs {
             inputs[i.name] = try hw.input(i)
         }
-        if let i = board.interrupt, let engine {
+        if let i = board.interrupt {
             pin = try hw.interrupt(i)
             engine.useInterrupt()
         }
         let printer = EventPrinter(out: out, json: options.json, flushEach: true)
-        let engine = ActionEngine(outputs: outputs, alarmOutput: board.alarm?.output, alarmPattern: board.alarm?.cadence ?? .cadence(on: 500, off: 500), printer: printer, boardName: board.name, boardFile: board.file.isEmpty ? "" : (Files.realPath(board.file) ?? board.file))
-        let w = try ActionWorker(engine: engine)
+        let actions = ActionEngine(outputs: outputs, alarmOutput: board.alarm?.output, alarmPattern: board.alarm?.cadence ?? .cadence(on: 500, off: 500), printer: printer, boardName: board.name, boardFile: board.file.isEmpty ? "" : (Files.realPath(board.file) ?? board.file))
+        let w = try ActionWorker(engine: actions)
         w.start()
         worker = w
     }
