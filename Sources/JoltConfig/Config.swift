@@ -16,8 +16,9 @@ public struct BoardProfile: Sendable, Equatable {
     public var file = ""
     /// A short name for logs.
     public var name = "board"
-    /// The I2C bus: a path like /dev/i2c-1, or "sim" for the simulated bus.
-    public var bus = "sim"
+    /// The I2C bus: a path like /dev/i2c-1, or "sim" for the simulated bus. Unsaid, the Pi's
+    /// header bus: a profile runs the simulator only where it says so, never for want of a key.
+    public var bus = "/dev/i2c-1"
     /// The chip, by its registry name ("mpu6050"), or nil to detect it.
     public var chip: String?
     /// The chip's 7-bit address, or nil for the chip's default (or to detect it).

@@ -31,6 +31,16 @@ struct OwnerMistakeTests {
         #expect(try load(#""silent": true"#).alarm?.silent == true)
     }
 
+    @Test("a profile that names no bus is for the Pi's I2C bus, never the simulator: a kiosk's file that forgot the key does not quietly play a demo")
+    func noBusIsThePi() throws {
+        let text = #"{"chip": "mpu6050", "sim": {"motion": "lift"}, "outputs": {"buzzer": {"line": "GPIO17"}}, "alarm": {"output": "buzzer"}}"#
+        let b = try BoardProfile.parse(Array(text.utf8), file: "kiosk.json")
+        #expect(b.bus == "/dev/i2c-1" && !b.isSimulated)
+        // Here, with no I2C bus: refused with the fix, where the simulated bus would have run.
+        let r = jolt(["run", "--board", tempFile(text, name: "kiosk.json"), "--seconds", "1"])
+        #expect(r.code == .unavailable && r.error.contains("no I2C bus /dev/i2c-1: enable I2C"), "\(r.code) \(r.error)")
+    }
+
     @Test("the bench checks what the Pi would: a chip at an address it cannot answer at, a line the Pi's header lacks; an address out of range says what it found")
     func benchChecksThePi() throws {
         func refused(_ text: String) -> String {
