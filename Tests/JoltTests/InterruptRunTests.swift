@@ -47,7 +47,7 @@ struct InterruptRunTests {
         let sim = try SimBoard.open(b, fast: true)
         let hooks = Hooks(event: { r, now in
             if r.kind == .recovered { o.gaps += 1 }
-            guard r.json.contains("\"state\":\"triggered\""), o.triggerAt == nil, let start = sim.world.sourceStart else { return }
+            guard case .alarm(let change) = r.kind, change.to == .triggered, o.triggerAt == nil, let start = sim.world.sourceStart else { return }
             // Stream sample i (time i × period) is source sample i, made at start + (i + 1) × period.
             let period = sim.sensor.periodMicros
             o.triggerAt = r.t
