@@ -351,6 +351,8 @@ package final class RunCommand {
         control = nil
         busLock?.release()
         busLock = nil
+        // The run's signal descriptor closes with the run: its clock no longer waits on it.
+        clock.interrupt = nil
     }
 
     /// What the run has done so far, read from its parts.
