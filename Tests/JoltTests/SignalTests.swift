@@ -44,6 +44,7 @@ final class RunningJolt: @unchecked Sendable {
                 guard ready else { continue }
                 // Read and filed under the lock: what the pipe no longer holds is in `lines`.
                 let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
                 if n <= 0 { return }
                 append(buffer[0..<n], at: Date())
             }
