@@ -232,7 +232,7 @@ public enum TamperEvaluator {
     /// (Jolt's rule only; the others fire for one reason).
     static func firingsWithCauses(_ alg: TamperAlgorithm, _ c: KioskCase, settings: DetectionSettings) -> (times: [Int64], causes: [Int64: String]) {
         var g = GravityFilter(tauMicros: Int64(settings.gravityTauMillis) * 1000, periodMicros: settings.periodMicros, gyro: settings.gyro)
-        var jolt = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros)
+        var jolt = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros, gyro: settings.gyro)
         var activity = ActivityTamper()
         var tilt = TiltTamper()
         var armed = false

@@ -90,6 +90,32 @@ struct KioskTests {
         }
     }
 
+    @Test("jolt eval --tamper's rows with a gyroscope score the detector with it: a gentle drag the accelerometer alone finds late is found early")
+    func evaluatorReadsTheGyroscope() throws {
+        // A level kiosk at 100 Hz: from 1 s, 15 cm along x over 1.8 s (minimum jerk, 27 mg at
+        // most), tilting it 0.5° about y on the way, which the gyroscope reads.
+        let d = 0.15, T = 1.8
+        func tilt(_ u: Double) -> Double { u < 0 ? 0 : 0.5 * min(u / 0.2, 1) * (u < T ? 1 : max(0, 1 - (u - T) / 0.2)) }
+        func push(_ u: Double) -> Double {
+            guard u > 0 && u < T else { return 0 }
+            let x = u / T
+            return d / (T * T) * (60 * x - 180 * x * x + 120 * x * x * x) / 9.80665 * 1000
+        }
+        let noise: [Int32] = [3, -1, 0, 2, -3, 1, -2, 0, 1, -1, 2, -2]
+        let samples = (0..<600).map { i -> Sample in
+            let u = Double(i) / 100 - 1, r = tilt(u) * .pi / 180, n = noise[i % noise.count]
+            let rate = (tilt(u + 0.005) - tilt(u - 0.005)) / 0.01
+            return Sample(t: Int64(i) * 10_000,
+                          accel: Vec3(Int32((push(u) - 1000 * sin(r)).rounded()) + n, n, Int32((1000 * cos(r)).rounded()) - n),
+                          gyro: Vec3(0, Int32((rate * 1000).rounded()), 0))
+        }
+        let drag = KioskCase(scenario: "slide", samples: samples, armAt: 0, onset: 1_000_000, end: 2_800_000)
+        let with = try #require(TamperEvaluator.score(.jolt, [drag], rate: 100, gyro: true).latencies["slide"]?.first, "missed with the gyroscope")
+        let alone = TamperEvaluator.score(.jolt, [drag], rate: 100, gyro: false).latencies["slide"]?.first ?? .infinity
+        #expect(with < 900, "found \(with) ms after the drag began")
+        #expect(alone >= with + 400, "the accelerometer alone: \(alone) ms, with the gyroscope: \(with) ms")
+    }
+
     @Test("jolt eval --tamper pools a seed range as one corpus, and refuses the options that only shape the shake and flip corpus")
     func tamperOptions() throws {
         func shopMinutes(_ seed: String) throws -> Double {
