@@ -109,7 +109,9 @@ public struct Movement: Sendable {
     @usableFromInline var tx: Int32 = 0, ty: Int32 = 0, tz: Int32 = 0
     /// The four deviations before this reading, the last first, mg (0 after a rest, a jolt or
     /// a hold; within ±`shockMilliG`, as a larger one is a jolt and never kept), and whether the
-    /// last two were quiet (`pquiet`, `pquiet2`).
+    /// last two were quiet (`pquiet`, `pquiet2`). A chip read fine (with a gyroscope) is never
+    /// despiked: `px1`, `py1` and `pz1` hold its velocity's low-passed deviation instead, mg in
+    /// Q8 (`smoothed`), and are forgotten alike.
     @usableFromInline var px1: Int32 = 0, py1: Int32 = 0, pz1: Int32 = 0
     @usableFromInline var px2: Int32 = 0, py2: Int32 = 0, pz2: Int32 = 0
     @usableFromInline var px3: Int32 = 0, py3: Int32 = 0, pz3: Int32 = 0
@@ -118,8 +120,9 @@ public struct Movement: Sendable {
     @usableFromInline var held = Vec3.zero
     /// How many readings the baseline's sums hold.
     @usableFromInline var an: Int32 = 0
-    /// The turn's low-pass gain per sample, Q16.
-    @usableFromInline let lpQ16: Int32
+    /// The low-pass gains per sample, Q16 (each under 1): the turn's, and with a gyroscope the
+    /// velocity's deviation's (`smoothed`).
+    @usableFromInline let lpQ16: UInt16, smoothQ16: UInt16
     /// With a gyroscope, the gyroscope's bias, mdps in Q8, and the distance the velocity has
     /// carried the kiosk (leaky, τ 2 s, within ±`travelLimit`), in units of 2^20 mg·µs².
     @usableFromInline var wbx: Int32 = 0, wby: Int32 = 0, wbz: Int32 = 0
@@ -143,7 +146,7 @@ public struct Movement: Sendable {
     /// Whether the baseline is a single reading (after a restart or a reseat) that the first,
     /// short batch replaces with its mean.
     @usableFromInline var fresh = false
-    /// The side of the dead zone each axis was last past (`reversed`).
+    /// The side of `ringMilliG` each axis was last past (`reversed`).
     @usableFromInline var sx: Int8 = 0, sy: Int8 = 0, sz: Int8 = 0
 
     /// A sample period this long or longer (50 Hz and below) despikes, µs.
@@ -168,7 +171,8 @@ public struct Movement: Sendable {
         hold = Int64(holdMillis) * 1000
         leakQ16 = (period << 16) / Self.leakMicros
         baseQ20 = (period << 20) / Self.baselineMicros
-        lpQ16 = Int32((period << 16) / (Self.turnTauMicros + period))
+        lpQ16 = UInt16(truncatingIfNeeded: (period << 16) / (Self.turnTauMicros + period))
+        smoothQ16 = UInt16(truncatingIfNeeded: (period << 16) / (Self.smoothTauMicros + period))
         self.despike = despike && period >= Self.despikePeriodMicros
         pairs = self.despike && period < 2 * Self.despikePeriodMicros
         fine = gyro && !self.despike
@@ -230,7 +234,25 @@ public struct Movement: Sendable {
         let quiet = Self.within(ex, ey, ez, band)
         if endsEarly(a, ex, ey, ez, quiet: quiet, at: s.t) { return false }
         resting = false
-        if reversed(ex, ey, ez) {
+        // The velocity takes what the kiosk's rotation does not explain (with a gyroscope, a lean
+        // turns gravity across the chip and moves nothing), low-passed; the turn takes the
+        // reading as it is. (A chip read fine is never despiked, and one despiked has no rotation
+        // to take off.)
+        let mx: Int64, my: Int64, mz: Int64, mquiet: Bool
+        if despike {
+            (mx, my, mz, mquiet) = despiked(ex, ey, ez, quiet)
+        } else if fine {
+            let (kx, ky, kz) = rotated()
+            (mx, my, mz) = smoothed(ex &- kx, ey &- ky, ez &- kz)
+            mquiet = quiet
+        } else {
+            (mx, my, mz, mquiet) = (ex, ey, ez, quiet)
+        }
+        // A ring is judged on what the velocity takes: low-passed, a building's hum is gone from
+        // it, and a slammed door's ring is not. (What a hold hushes, it forgets, so taking the
+        // velocity's deviation first changes nothing else.)
+        let ring = fine ? (mx, my, mz) : (ex, ey, ez)
+        if reversed(ring.0, ring.1, ring.2) {
             if lastReversal != .min && s.t - lastReversal < Self.ringMicros { quietFrom = s.t + Self.ringMicros }
             lastReversal = s.t
         }
@@ -238,11 +260,6 @@ public struct Movement: Sendable {
             hush()
             return false
         }
-        // The velocity takes what the kiosk's rotation does not explain (with a gyroscope, a lean
-        // turns gravity across the chip and moves nothing); the turn takes the reading as it is.
-        // (A chip read fine is never despiked, and one despiked has no rotation to take off.)
-        let (kx, ky, kz) = fine ? rotated() : (0, 0, 0)
-        let (mx, my, mz, mquiet) = despike ? despiked(ex, ey, ez, quiet) : (ex &- kx, ey &- ky, ez &- kz, quiet)
         // The turn reads the reading as it is, lean and all; its band stays the chip's noise.
         let (ux, uy, uz) = fine ? (ex, ey, ez) : (mx, my, mz)
         let still = mquiet || (fine && Self.within(ux, uy, uz, Self.turnBandMilliG))

@@ -17,9 +17,18 @@
 /// when it is needed, so the two paths stay the same; the arithmetic wraps rather than trap.
 extension Movement {
     /// With the lean taken off, what is left at rest is the chip's noise (an MPU6050's 400 µg/√Hz
-    /// over its bandwidth, about 4 mg RMS): the quiet band is 3σ of it, the dead zone 2σ.
+    /// over its bandwidth, about 4 mg RMS): the quiet band is 3σ of it.
     public static let gyroBandMilliG: Int64 = 12
-    public static let gyroDeadZoneMilliG: Int64 = 8
+    /// The velocity takes the deviation low-passed (τ 20 ms, `smoothed`). A kiosk's own motion,
+    /// pushed by a hand or carried, is slower than that; what is faster is a tap's press, a
+    /// building's hum and a knock, each giving back what it pushed, unless the chip, read
+    /// without its low-pass, caught the press on a sample and the give-back between two. A
+    /// dead zone on single readings turns such a spike, or a hum whose peaks are not even,
+    /// into a push one way. Low-passed, the noise left is the chip's over 12.5 Hz (a one-pole
+    /// filter's noise bandwidth, 1/4τ): 400 µg/√Hz over it is 1.4 mg RMS, and the dead zone is
+    /// 4σ of that.
+    public static let gyroDeadZoneMilliG: Int64 = 6
+    public static let smoothTauMicros: Int64 = 20_000
     /// With that dead zone, a customer's lean or tap wobbles the kiosk back and forth by a few
     /// millimetres, fast enough to pass the speed for a moment. A theft carries it centimetres:
     /// the velocity counts only once it has carried the kiosk this far, in units of 2^20 mg·µs²
@@ -41,6 +50,11 @@ extension Movement {
     /// The velocity's dead zone and the quiet band, mg.
     @inlinable var dead: Int64 { fine ? Self.gyroDeadZoneMilliG : Int64(Self.deadZoneMilliG) }
     @inlinable var band: Int64 { fine ? Self.gyroBandMilliG : Self.turnBandMilliG }
+    /// How far past the baseline a deviation must go, one way then the other, to be a ring's
+    /// reversal, mg. With a gyroscope the ring is judged on the low-passed deviation the
+    /// velocity takes, where the chip's noise is under 2 mg: past the quiet band. Without, on the
+    /// reading, past the dead zone.
+    @inlinable var ringMilliG: Int64 { fine ? Self.gyroBandMilliG : Int64(Self.deadZoneMilliG) }
 
     /// Takes the bias from the first reading (the first batch replaces it with its mean) and
     /// starts with no rotation.
@@ -125,6 +139,27 @@ extension Movement {
         let b = Int64(bias)
         let step = ((sum << 8) &- n &* b) &* baseQ20 / (1 << 20)
         return Int32(truncatingIfNeeded: b &+ Swift.min(Swift.max(step, -Self.biasSlewQ8), Self.biasSlewQ8))
+    }
+
+    /// The deviation the velocity takes, low-passed: each axis eased toward `x`… by `smoothQ16`,
+    /// kept in Q8 mg (in `px1`…, which a chip read fine does not despike) within ±`shockMilliG`
+    /// (a reading past it is a jolt, and 0.45 g passes the speed within a few samples at any
+    /// rate), and read back in whole mg toward zero, so that neither sign gains.
+    @inlinable @inline(__always)
+    mutating func smoothed(_ x: Int64, _ y: Int64, _ z: Int64) -> (Int64, Int64, Int64) {
+        let g = Int64(smoothQ16)
+        px1 = Self.smooth(px1, x, g)
+        py1 = Self.smooth(py1, y, g)
+        pz1 = Self.smooth(pz1, z, g)
+        return (Int64(px1) / 256, Int64(py1) / 256, Int64(pz1) / 256)
+    }
+
+    /// One axis of `smoothed`: `f` (Q8) one step toward `e` (mg).
+    @inlinable @inline(__always)
+    static func smooth(_ f: Int32, _ e: Int64, _ gainQ16: Int64) -> Int32 {
+        let lim = Int64(Self.shockMilliG)
+        let target = Swift.min(Swift.max(e, -lim), lim) << 8
+        return Int32(truncatingIfNeeded: Self.ease(Int64(f), target, gainQ16))
     }
 
     /// Whether every axis is within ±`band`.

@@ -67,19 +67,19 @@ extension Movement {
         return Swift.min(Swift.max(v &+ past &* period &- leak, -Self.limit), Self.limit)
     }
 
-    /// Whether an axis's reading crossed from past the dead zone on one side to past it on the
+    /// Whether an axis's deviation crossed from past `ringMilliG` on one side to past it on the
     /// other.
     @inlinable @inline(__always)
     mutating func reversed(_ ex: Int64, _ ey: Int64, _ ez: Int64) -> Bool {
-        let fx = Self.crossed(&sx, ex), fy = Self.crossed(&sy, ey), fz = Self.crossed(&sz, ez)
+        let d = ringMilliG
+        let fx = Self.crossed(&sx, ex, d), fy = Self.crossed(&sy, ey, d), fz = Self.crossed(&sz, ez, d)
         return fx || fy || fz
     }
 
-    /// One axis of `reversed`: whether `e` is past the dead zone on the other side from the
-    /// last reading that was (`side`, which it then becomes).
+    /// One axis of `reversed`: whether `e` is past `d` on the other side from the last reading
+    /// that was (`side`, which it then becomes).
     @inlinable
-    static func crossed(_ side: inout Int8, _ e: Int64) -> Bool {
-        let d = Int64(Self.deadZoneMilliG)
+    static func crossed(_ side: inout Int8, _ e: Int64, _ d: Int64) -> Bool {
         let n: Int8 = e > d ? 1 : (e < -d ? -1 : 0)
         guard n != 0 else { return false }
         defer { side = n }
@@ -135,10 +135,11 @@ extension Movement {
         return long ? Int64(mid) : 0
     }
 
-    /// Forgets the deviations kept for despiking (kept only when despiking).
+    /// Forgets the deviations kept for despiking (kept only when despiking), or with a gyroscope
+    /// the low-passed deviation (`smoothed`).
     @inlinable @inline(__always)
     mutating func forgetDeviations() {
-        guard despike else { return }
+        guard despike || fine else { return }
         px1 = 0; py1 = 0; pz1 = 0
         px2 = 0; py2 = 0; pz2 = 0
         px3 = 0; py3 = 0; pz3 = 0

@@ -11,6 +11,10 @@ struct FloatMovement {
     let period: Real, speed: Real, hold: Int64, leak: Real, gain: Real
     let dead: Real = 0.025, shock: Real = 0.45
     let fine: Bool, pastDead: Real
+    /// With a gyroscope, the deviation the velocity takes is low-passed (τ 20 ms, within ±0.45 g),
+    /// and a ring's reversals are judged on it, past the quiet band (Movement.smoothed).
+    let smooth: Real, ringLevel: Real
+    var f: (Real, Real, Real) = (0, 0, 0)
     var r: (Real, Real, Real) = (0, 0, 0), wb: (Real, Real, Real) = (0, 0, 0), ws: (Real, Real, Real) = (0, 0, 0)
     var x: (Real, Real, Real) = (0, 0, 0)
     let travelLeak: Real, travel: Real = 0.01 / 9.80665
@@ -41,8 +45,10 @@ struct FloatMovement {
         despike = s.tamper.mayAlias && s.periodMicros >= Movement.despikePeriodMicros
         pairs = despike && s.periodMicros < 2 * Movement.despikePeriodMicros
         fine = s.gyro && !despike
-        pastDead = fine ? 0.008 : dead
+        pastDead = fine ? 0.006 : dead
         band = fine ? 0.012 : turnBand
+        smooth = period / (0.02 + period)
+        ringLevel = fine ? band : dead
         travelLeak = period / 2
     }
 
@@ -57,10 +63,11 @@ struct FloatMovement {
     mutating func hush() {
         v = (0, 0, 0)
         x = (0, 0, 0)
+        f = (0, 0, 0)
         since = .min
         l = (0, 0, 0)
         turnSince = .min
-        p1 = (0, 0, 0); p2 = (0, 0, 0); pquiet = true
+        p1 = (0, 0, 0); p2 = (0, 0, 0); p3 = (0, 0, 0); p4 = (0, 0, 0); pquiet = true; pquiet2 = true
     }
 
     /// Whether a reading off the baseline has stayed within 40 mg of one place for 1 s.
@@ -141,6 +148,13 @@ struct FloatMovement {
         return e
     }
 
+    /// One step of the velocity's low-pass toward `e`, each axis within ±0.45 g.
+    mutating func smoothed(_ e: (Real, Real, Real)) -> (Real, Real, Real) {
+        func step(_ f: Real, _ x: Real) -> Real { f + (min(max(x, -shock), shock) - f) * smooth }
+        f = (step(f.0, e.0), step(f.1, e.1), step(f.2, e.2))
+        return f
+    }
+
     /// The rotation since the baseline, degrees: at the batch's start, and the rates since less
     /// the bias.
     func turned() -> (Real, Real, Real) {
@@ -204,13 +218,17 @@ struct FloatMovement {
         let size = max(abs(e.0), abs(e.1), abs(e.2))
         if endsEarly(t, a, quiet: size <= band) { return false }
         if size > shock { quietFrom = t + 250_000 }
-        func sign(_ x: Real) -> Int { x > dead ? 1 : (x < -dead ? -1 : 0) }
+        // With a gyroscope, the velocity takes what the rotation does not explain, low-passed;
+        // the turn takes the reading as it is.
+        let (m, mquiet) = fine ? (smoothed(subtract(e, rotated())), size <= band) : despiked(e, quiet: size <= band)
+        func sign(_ x: Real) -> Int { x > ringLevel ? 1 : (x < -ringLevel ? -1 : 0) }
         var flipped = false
         func follow(_ x: Real, _ last: inout Int) {
             let n = sign(x)
             if n != 0 { if last == -n { flipped = true }; last = n }
         }
-        follow(e.0, &signs.0); follow(e.1, &signs.1); follow(e.2, &signs.2)
+        let ring = fine ? m : e
+        follow(ring.0, &signs.0); follow(ring.1, &signs.1); follow(ring.2, &signs.2)
         if flipped {
             if lastReversal != .min && t - lastReversal < 250_000 { quietFrom = t + 250_000 }
             lastReversal = t
@@ -219,9 +237,6 @@ struct FloatMovement {
             hush()
             return false
         }
-        // With a gyroscope, the velocity takes what the rotation does not explain; the turn
-        // takes the reading as it is.
-        let (m, mquiet) = fine ? (subtract(e, rotated()), size <= band) : despiked(e, quiet: size <= band)
         let still = mquiet || (fine && max(abs(e.0), abs(e.1), abs(e.2)) <= turnBand)
         let turned = turning(t, fine ? e : m, quiet: still)
         func past(_ x: Real) -> Real { x > pastDead ? x - pastDead : (x < -pastDead ? x + pastDead : 0) }
@@ -254,6 +269,7 @@ struct FloatMovement {
         v = (0, 0, 0)
         l = (0, 0, 0)
         x = (0, 0, 0)
+        f = (0, 0, 0)
         p1 = (0, 0, 0); p2 = (0, 0, 0); p3 = (0, 0, 0); p4 = (0, 0, 0); pquiet = true; pquiet2 = true
         since = .min
         turnSince = .min

@@ -110,6 +110,37 @@ struct MovementGyroTests {
         #expect(alone >= first + 400_000, "the accelerometer alone fired at \(alone) µs, the gyroscope at \(first)")
     }
 
+    @Test("taps read without the chip's low-pass, each a single reading of 0.1 g with the give-back between two, five a second for 6 s: nothing moves")
+    func unfilteredTapsMoveNothing() {
+        // An MPU6050 left at its reset bandwidth (260 Hz) and read at 100 Hz catches a tap's 10 ms
+        // press on one sample and misses its give-back. Through a dead zone on single readings
+        // each spike was a 9 mm/s shove, and five a second passed the speed (27 mm/s). Low-passed,
+        // a spike is spread over a few readings, which the dead zone trims each time: 15 mm/s.
+        let r = Kiosk(seconds: 8, push: { u in
+            guard u > 0 && u < 6 else { return 0 }
+            return Int((u * 100).rounded()) % 20 == 0 ? 100 : 0
+        }).run(gyro: true)
+        #expect(r.fired.isEmpty, "fired at \(r.fired.first ?? 0) µs")
+        #expect(r.topSpeed < 20, "top speed \(r.topSpeed) mm/s")
+    }
+
+    @Test("a building's hum of ±40 mg at 23 Hz under a drag of 10 cm in 1.8 s: the velocity is not held as if the counter rang, and the drag is caught while the kiosk still moves")
+    func humDoesNotHoldADrag() throws {
+        // The hum reverses past the readings' 25 mg every half-cycle, as a slammed door's ring
+        // does, and a ring's hold kept the velocity at zero through the whole drag. Low-passed
+        // (τ 20 ms) the hum is a quarter of that, and the ring is judged there.
+        let d = 0.10, T = 1.8
+        let hum: (Double) -> Double = { u in 40 * sin(2 * .pi * 23 * (u + 1)) }
+        let drag: (Double) -> Double = { u in
+            guard u > 0 && u < T else { return hum(u) }
+            let x = u / T
+            return hum(u) + d / (T * T) * (60 * x - 180 * x * x + 120 * x * x * x) / 9.80665 * 1000
+        }
+        let caught = try #require(Kiosk(seconds: 6, push: drag).run(gyro: true).fired.first, "the drag was missed")
+        #expect(caught < 1_000_000 + Int64(T * 1_000_000), "fired at \(caught) µs, after the drag ended")
+        #expect(Kiosk(seconds: 6, push: hum).run(gyro: true).fired.isEmpty, "the hum alone fired")
+    }
+
     @Test("a kiosk rocked ±30 mg at 1.5 Hz passes the speed each half-cycle but travels 3 mm: not a theft")
     func wobbleIsNotTravel() {
         let r = Kiosk(seconds: 8, push: { u in u < 4 ? 30 * sin(2 * .pi * 1.5 * u) : 0 }).run(gyro: true)
