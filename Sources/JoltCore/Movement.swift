@@ -234,20 +234,7 @@ public struct Movement: Sendable {
         let quiet = Self.within(ex, ey, ez, band)
         if endsEarly(a, ex, ey, ez, quiet: quiet, at: s.t) { return false }
         resting = false
-        // The velocity takes what the kiosk's rotation does not explain (with a gyroscope, a lean
-        // turns gravity across the chip and moves nothing), low-passed; the turn takes the
-        // reading as it is. (A chip read fine is never despiked, and one despiked has no rotation
-        // to take off.)
-        let mx: Int64, my: Int64, mz: Int64, mquiet: Bool
-        if despike {
-            (mx, my, mz, mquiet) = despiked(ex, ey, ez, quiet)
-        } else if fine {
-            let (kx, ky, kz) = rotated()
-            (mx, my, mz) = smoothed(ex &- kx, ey &- ky, ez &- kz)
-            mquiet = quiet
-        } else {
-            (mx, my, mz, mquiet) = (ex, ey, ez, quiet)
-        }
+        let (mx, my, mz, mquiet) = taken(ex, ey, ez, quiet)
         // A ring is judged on what the velocity takes: low-passed, a building's hum is gone from
         // it, and a slammed door's ring is not. (What a hold hushes, it forgets, so taking the
         // velocity's deviation first changes nothing else.)
