@@ -15,6 +15,8 @@
 /// A slow tilt moves nothing at first, and turns the kiosk by a degree in its first half second
 /// — what a customer's lean does. So the reading's turn across gravity is followed too: past
 /// 30 mg (about 1.7°), low-passed and held the same way for 60 ms, it is the start of a tilt.
+/// With a gyroscope the turn reads what the measured rotation leaves of the reading, and the
+/// rotation past the same 30 mg is a turn of its own (MovementGyro.swift).
 ///
 /// Two rules keep the baseline where the kiosk is and let the detector come to rest. A reading
 /// off the baseline (past the quiet band) that stays within 40 mg of one place for 1 s is a
@@ -186,9 +188,11 @@ public struct Movement: Sendable {
     /// How long the velocity has been past the speed one way at `t`, µs (nil: it is not).
     public func pushMicros(at t: Int64) -> Int64? { since == .min ? nil : t &- since }
 
-    /// The low-passed turn of the reading across gravity, mg per axis.
+    /// The turn of the reading across gravity, mg per axis: low-passed, and with a gyroscope
+    /// what the rotation leaves of it plus the rotation's own.
     public var turnMilliG: Vec3 {
-        Vec3(Int32(clamping: lx / 256), Int32(clamping: ly / 256), Int32(clamping: lz / 256))
+        let k = fine ? rotated() : (0, 0, 0)
+        return Vec3(Int32(clamping: lx / 256 &+ k.0), Int32(clamping: ly / 256 &+ k.1), Int32(clamping: lz / 256 &+ k.2))
     }
 
     /// The baseline, mg.
@@ -234,7 +238,11 @@ public struct Movement: Sendable {
         let quiet = Self.within(ex, ey, ez, band)
         if endsEarly(a, ex, ey, ez, quiet: quiet, at: s.t) { return false }
         resting = false
-        let (mx, my, mz, mquiet) = taken(ex, ey, ez, quiet)
+        // With a gyroscope, what the kiosk's rotation does to gravity is taken off: a lean turns
+        // the reading and moves nothing.
+        let k = fine ? rotated() : (0, 0, 0)
+        let fx = ex &- k.0, fy = ey &- k.1, fz = ez &- k.2
+        let (mx, my, mz, mquiet) = taken(fx, fy, fz, quiet)
         // A ring is judged on what the velocity takes: low-passed, a building's hum is gone from
         // it, and a slammed door's ring is not. (What a hold hushes, it forgets, so taking the
         // velocity's deviation first changes nothing else.)
@@ -247,10 +255,11 @@ public struct Movement: Sendable {
             hush()
             return false
         }
-        // The turn reads the reading as it is, lean and all; its band stays the chip's noise.
-        let (ux, uy, uz) = fine ? (ex, ey, ez) : (mx, my, mz)
+        // The turn reads what the rotation leaves of the reading, within the chip's noise band;
+        // with a gyroscope, the rotation is a turn of its own once it is past a lean's.
+        let (ux, uy, uz) = fine ? (fx, fy, fz) : (mx, my, mz)
         let still = mquiet || (fine && Self.within(ux, uy, uz, Self.turnBandMilliG))
-        let turned = turning(s.t, still ? 0 : ux, still ? 0 : uy, still ? 0 : uz)
+        let turned = turning(s.t, still ? 0 : ux, still ? 0 : uy, still ? 0 : uz) || (fine && Self.spun(k))
         vx = Self.step(vx, mx, dead, period, leakQ16); vy = Self.step(vy, my, dead, period, leakQ16); vz = Self.step(vz, mz, dead, period, leakQ16)
         if fine { travel() }
         guard vx &* vx &+ vy &* vy &+ vz &* vz > speed &* speed else {

@@ -86,18 +86,16 @@ extension Movement {
         return side == -n
     }
 
-    /// The deviation the velocity takes for this reading's (`x`, `y`, `z`, `quiet`), and whether
-    /// it is quiet. With a gyroscope, what the kiosk's rotation does not explain (a lean turns
-    /// gravity across the chip and moves nothing), low-passed (`smoothed`); at 50 Hz and below in
-    /// another tool's trace, despiked; otherwise the reading's deviation as it is. (A chip read
-    /// fine is never despiked, and one despiked has no rotation to take off.) The turn takes the
-    /// reading as it is.
+    /// The deviation the velocity takes for this reading's (`x`, `y`, `z`, `quiet`: with a
+    /// gyroscope, what the kiosk's rotation does not explain), and whether it is quiet. With a
+    /// gyroscope, low-passed (`smoothed`); at 50 Hz and below in another tool's trace, despiked;
+    /// otherwise as it is. (A chip read fine is never despiked, and one despiked has no rotation
+    /// to take off.)
     @inlinable @inline(__always)
     mutating func taken(_ x: Int64, _ y: Int64, _ z: Int64, _ quiet: Bool) -> (Int64, Int64, Int64, Bool) {
         if despike { return despiked(x, y, z, quiet) }
         guard fine else { return (x, y, z, quiet) }
-        let (kx, ky, kz) = rotated()
-        let (mx, my, mz) = smoothed(x &- kx, y &- ky, z &- kz)
+        let (mx, my, mz) = smoothed(x, y, z)
         return (mx, my, mz, quiet)
     }
 

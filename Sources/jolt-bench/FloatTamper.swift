@@ -45,9 +45,9 @@ struct FloatMovement {
         despike = s.tamper.mayAlias && s.periodMicros >= Movement.despikePeriodMicros
         pairs = despike && s.periodMicros < 2 * Movement.despikePeriodMicros
         fine = s.gyro && !despike
-        pastDead = fine ? 0.006 : dead
-        band = fine ? 0.012 : turnBand
-        smooth = period / (0.02 + period)
+        pastDead = fine ? Real(Movement.gyroDeadZoneMilliG) / 1000 : dead
+        band = fine ? Real(Movement.gyroBandMilliG) / 1000 : turnBand
+        smooth = period / (Real(Movement.smoothTauMicros) / 1e6 + period)
         ringLevel = fine ? band : dead
         travelLeak = period / 2
     }
@@ -218,9 +218,11 @@ struct FloatMovement {
         let size = max(abs(e.0), abs(e.1), abs(e.2))
         if endsEarly(t, a, quiet: size <= band) { return false }
         if size > shock { quietFrom = t + 250_000 }
-        // With a gyroscope, the velocity takes what the rotation does not explain, low-passed;
-        // the turn takes the reading as it is.
-        let (m, mquiet) = fine ? (smoothed(subtract(e, rotated())), size <= band) : despiked(e, quiet: size <= band)
+        // With a gyroscope, the velocity and the turn take what the rotation does not explain
+        // (the velocity low-passed), and the rotation past a lean's is a turn of its own.
+        let k = fine ? rotated() : (0, 0, 0)
+        let u = subtract(e, k)
+        let (m, mquiet) = fine ? (smoothed(u), size <= band) : despiked(e, quiet: size <= band)
         func sign(_ x: Real) -> Int { x > ringLevel ? 1 : (x < -ringLevel ? -1 : 0) }
         var flipped = false
         func follow(_ x: Real, _ last: inout Int) {
@@ -237,8 +239,9 @@ struct FloatMovement {
             hush()
             return false
         }
-        let still = mquiet || (fine && max(abs(e.0), abs(e.1), abs(e.2)) <= turnBand)
-        let turned = turning(t, fine ? e : m, quiet: still)
+        let still = mquiet || (fine && max(abs(u.0), abs(u.1), abs(u.2)) <= turnBand)
+        let spun = fine && k.0 * k.0 + k.1 * k.1 + k.2 * k.2 > turnLimit * turnLimit
+        let turned = turning(t, fine ? u : m, quiet: still) || spun
         func past(_ x: Real) -> Real { x > pastDead ? x - pastDead : (x < -pastDead ? x + pastDead : 0) }
         v = (v.0 + past(m.0) * period - v.0 * leak, v.1 + past(m.1) * period - v.1 * leak, v.2 + past(m.2) * period - v.2 * leak)
         if fine { x = (x.0 + v.0 * period - x.0 * travelLeak, x.1 + v.1 * period - x.1 * travelLeak, x.2 + v.2 * period - x.2 * travelLeak) }

@@ -147,4 +147,20 @@ struct MovementGyroTests {
         #expect(r.topSpeed >= 20, "top speed \(r.topSpeed) mm/s: the speed alone would not have been passed")
         #expect(r.fired.isEmpty, "fired at \(r.fired)")
     }
+
+    @Test("a customer's 0.9° lean that sways the kiosk ±18 mg at 1.5 Hz as it leans: the gyroscope takes the lean off the turn, and nothing fires; a tilt to 2° fires as it passes 1.7°")
+    func swayingLeanIsNotATilt() throws {
+        let sway = { (u: Double) in u < 2 ? 18 * sin(2 * .pi * 1.5 * u) : 0 }
+        let lean = Kiosk(seconds: 8, tilt: Self.lean(0.9, hold: 4), push: sway)
+        // Read as it is, the lean and the sway add to 34 mg across gravity: past the turn's 30.
+        #expect(lean.run(gyro: true, blind: true).fired.count > 0, "the reading alone did not pass the turn")
+        #expect(lean.run(gyro: true).fired.isEmpty, "fired at \(lean.run(gyro: true).fired)")
+        // 2° over 1 s; 1.7° is reached 0.64 s in (the lean's ease, stretched).
+        let tilt = Kiosk(seconds: 5, tilt: { u in
+            let x = min(u, 1)
+            return 2 * x * x * x * (10 - 15 * x + 6 * x * x)
+        })
+        let caught = try #require(tilt.run(gyro: true).fired.first, "the tilt to 2° was missed")
+        #expect(caught >= 1_600_000 && caught <= 1_750_000, "fired at \(caught) µs")
+    }
 }
