@@ -45,8 +45,10 @@ public struct Tamper: Sendable {
     /// Whether a bucket closing on the rest path can fire: tilted, or moved before it began.
     @usableFromInline var restMayFire = false
 
-    /// A detector with `settings`, for samples every `periodMicros`.
-    public init(settings s: TamperSettings, periodMicros: Int64, gyro: Bool = false) {
+    /// A detector with `settings`, for samples every `periodMicros`; `gyro`: whether they carry a
+    /// gyroscope's rates for the movement test to read. Every caller says which: a detector made
+    /// without a gyroscope judges a gyroscope's chip by its accelerometer alone.
+    public init(settings s: TamperSettings, periodMicros: Int64, gyro: Bool) {
         let c = Int64(Trig.cosQ15(deciDegrees: s.tiltDeci))
         cos2Q30 = c * c
         holdoff = Int64(s.holdoffMillis) * Units.microsPerMilli

@@ -204,7 +204,7 @@ func gravity() -> GravityFilter { GravityFilter(tauMicros: tau, periodMicros: pe
 let joltShake = alone("jolt shake") { b in var d = JoltShake(settings); var g = gravity(); return runShakeAlone(&d, &g, b) }
 let joltFlip = alone("jolt flip") { b in var d = JoltFlip(settings); var g = gravity(); return runFlipAlone(&d, &g, b) }
 let tamper = alone("tamper") { b in
-    var d = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros); var g = gravity()
+    var d = Tamper(settings: settings.tamper, periodMicros: settings.periodMicros, gyro: settings.gyro); var g = gravity()
     _ = g.update(b[0]); d.arm(gravity: g.value)
     return runTamperAlone(&d, &g, b)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JoltCore
+import JoltTestSupport
 
 /// With a gyroscope, the movement measures a lean and takes it off (MovementGyro.swift): a lean
 /// moves nothing, and a drag too gentle for the accelerometer alone is caught.
@@ -40,10 +41,7 @@ struct MovementGyroTests {
 
     /// A lean of `deg`, eased in over 0.4 s, held `hold` s and eased out.
     static func lean(_ deg: Double, hold: Double) -> (Double) -> Double {
-        { u in
-            let ease = { (x: Double) in x <= 0 ? 0 : x >= 1 ? 1 : x * x * x * (10 - 15 * x + 6 * x * x) }
-            return deg * (ease(u / 0.4) - ease((u - 0.4 - hold) / 0.4))
-        }
+        { u in deg * (MinimumJerk.ease(u / 0.4) - MinimumJerk.ease((u - 0.4 - hold) / 0.4)) }
     }
 
     @Test("a customer's 1.2° lean (21 mg across the chip) moves nothing when the gyroscope measures it; hidden from it, it reads as a push")
@@ -92,15 +90,10 @@ struct MovementGyroTests {
 
     @Test("a gentle drag, 15 cm over 1.8 s tilting the kiosk 0.5°, is caught with the gyroscope while the kiosk still speeds up, far sooner than by the accelerometer alone")
     func gentleDrag() throws {
-        // Minimum-jerk 15 cm in 1.8 s: acceleration d/T²·(60x − 180x² + 120x³) peaks at 27 mg; the
-        // tilt takes 9 mg off it on the chip's x axis, under the accelerometer's 25 mg dead zone.
-        let d = 0.15, T = 1.8
-        let push: (Double) -> Double = { u in
-            guard u > 0 && u < T else { return 0 }
-            let x = u / T
-            return d / (T * T) * (60 * x - 180 * x * x + 120 * x * x * x) / 9.80665 * 1000
-        }
-        let k = Kiosk(seconds: 6, tilt: { u in u < 0 ? 0 : 0.5 * min(u / 0.2, 1) * (u < T ? 1 : max(0, 1 - (u - T) / 0.2)) }, push: push)
+        // The push peaks at 27 mg; the tilt takes 9 mg off it on the chip's x axis, under the
+        // accelerometer's 25 mg dead zone.
+        let T = GentleDrag.seconds
+        let k = Kiosk(seconds: 6, tilt: GentleDrag.tilt, push: GentleDrag.push)
         let with = k.run(gyro: true)
         let first = try #require(with.fired.first, "missed; top speed \(with.topSpeed) mm/s")
         #expect(first < 1_000_000 + Int64(T / 2 * 1_000_000), "fired at \(first) µs, once the kiosk slowed")
@@ -129,13 +122,9 @@ struct MovementGyroTests {
         // The hum reverses past the readings' 25 mg every half-cycle, as a slammed door's ring
         // does, and a ring's hold kept the velocity at zero through the whole drag. Low-passed
         // (τ 20 ms) the hum is a quarter of that, and the ring is judged there.
-        let d = 0.10, T = 1.8
+        let T = 1.8
         let hum: (Double) -> Double = { u in 40 * sin(2 * .pi * 23 * (u + 1)) }
-        let drag: (Double) -> Double = { u in
-            guard u > 0 && u < T else { return hum(u) }
-            let x = u / T
-            return hum(u) + d / (T * T) * (60 * x - 180 * x * x + 120 * x * x * x) / 9.80665 * 1000
-        }
+        let drag: (Double) -> Double = { u in hum(u) + MinimumJerk.acceleration(metres: 0.10, seconds: T, at: u) }
         let caught = try #require(Kiosk(seconds: 6, push: drag).run(gyro: true).fired.first, "the drag was missed")
         #expect(caught < 1_000_000 + Int64(T * 1_000_000), "fired at \(caught) µs, after the drag ended")
         #expect(Kiosk(seconds: 6, push: hum).run(gyro: true).fired.isEmpty, "the hum alone fired")
@@ -156,10 +145,7 @@ struct MovementGyroTests {
         #expect(lean.run(gyro: true, blind: true).fired.count > 0, "the reading alone did not pass the turn")
         #expect(lean.run(gyro: true).fired.isEmpty, "fired at \(lean.run(gyro: true).fired)")
         // 2° over 1 s; 1.7° is reached 0.64 s in (the lean's ease, stretched).
-        let tilt = Kiosk(seconds: 5, tilt: { u in
-            let x = min(u, 1)
-            return 2 * x * x * x * (10 - 15 * x + 6 * x * x)
-        })
+        let tilt = Kiosk(seconds: 5, tilt: { u in 2 * MinimumJerk.ease(u) })
         let caught = try #require(tilt.run(gyro: true).fired.first, "the tilt to 2° was missed")
         #expect(caught >= 1_600_000 && caught <= 1_750_000, "fired at \(caught) µs")
     }

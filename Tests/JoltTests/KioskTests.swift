@@ -92,15 +92,9 @@ struct KioskTests {
 
     @Test("jolt eval --tamper's rows with a gyroscope score the detector with it: a gentle drag the accelerometer alone finds late is found early")
     func evaluatorReadsTheGyroscope() throws {
-        // A level kiosk at 100 Hz: from 1 s, 15 cm along x over 1.8 s (minimum jerk, 27 mg at
-        // most), tilting it 0.5° about y on the way, which the gyroscope reads.
-        let d = 0.15, T = 1.8
-        func tilt(_ u: Double) -> Double { u < 0 ? 0 : 0.5 * min(u / 0.2, 1) * (u < T ? 1 : max(0, 1 - (u - T) / 0.2)) }
-        func push(_ u: Double) -> Double {
-            guard u > 0 && u < T else { return 0 }
-            let x = u / T
-            return d / (T * T) * (60 * x - 180 * x * x + 120 * x * x * x) / 9.80665 * 1000
-        }
+        // A level kiosk at 100 Hz: from 1 s, a gentle drag (15 cm along x over 1.8 s, tilting it
+        // 0.5° about y on the way, which the gyroscope reads).
+        let tilt = GentleDrag.tilt, push = GentleDrag.push
         let noise: [Int32] = [3, -1, 0, 2, -3, 1, -2, 0, 1, -1, 2, -2]
         let samples = (0..<600).map { i -> Sample in
             let u = Double(i) / 100 - 1, r = tilt(u) * .pi / 180, n = noise[i % noise.count]
