@@ -27,14 +27,8 @@ import JoltSupport
 package final class RunCommand {
     package struct Options {
         package var json: Bool?
-        /// Simulated boards: run as fast as possible on simulated time.
-        package var fast = false
         /// Stop after this much stream time, µs.
         package var limitMicros: Int64?
-        /// What a simulated board plays, for the command that opens it (`jolt run` itself runs
-        /// whatever board it is given): the motion looped forever, or a trace.
-        package var forever = false
-        package var trace: String?
         /// Serve the control socket (off for in-process tests that do not need it).
         package var control = true
         /// When the chip counts as faulted, and how fast it is re-probed.
@@ -42,9 +36,8 @@ package final class RunCommand {
         /// Where the alarm's state is kept (`--state-dir`); see `AlarmStore.directory`.
         package var stateDirectory: String?
 
-        package init(json: Bool? = nil, fast: Bool = false, limitMicros: Int64? = nil) {
+        package init(json: Bool? = nil, limitMicros: Int64? = nil) {
             self.json = json
-            self.fast = fast
             self.limitMicros = limitMicros
         }
     }

@@ -553,11 +553,11 @@ struct SmallerHolesTests {
     func oneTamper() throws {
         let sock = socketPath()
         let board = try kioskBoard(socket: sock, untilDisarmed: true)
-        var o = RunCommand.Options(json: true, fast: true)
-        o.forever = true
+        var o = RunCommand.Options(json: true)
+        let play = Playback(fast: true, forever: true)
         o.limitMicros = 300_000_000
         let out = TextOutput.capturing()
-        let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: out)
+        let cmd = try RunCommand(board: try BoardProfile.load(path: board), playing: play, options: o, out: out)
         let run = try cmd.run()
         let lines = out.text.split(separator: "\n")
         #expect(lines.filter { $0.contains("\"event\":\"tamper\"") }.count == 1, "\(lines.filter { $0.contains("tamper") })")

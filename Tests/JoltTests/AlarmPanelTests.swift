@@ -25,10 +25,10 @@ struct AlarmPanelTests {
 
     func start(_ board: BoardProfile, trace: String?, seconds: Int64, buzzer: SimOutput) throws -> (TextOutput, BackgroundRun) {
         var o = RunCommand.Options(json: true)
-        o.trace = trace
+        let play = Playback(trace: trace)
         o.limitMicros = seconds * 1_000_000
         let out = TextOutput.capturing()
-        return (out, BackgroundRun(try RunCommand(board: board, options: o, out: out, outputs: ["buzzer": buzzer])))
+        return (out, BackgroundRun(try RunCommand(board: board, playing: play, options: o, out: out, outputs: ["buzzer": buzzer])))
     }
 
     @Test("entry_ms: a lift trips it, it chirps four times a second through the delay, then sounds for the lift, 1.5 s later in stream time")

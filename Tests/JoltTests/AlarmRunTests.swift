@@ -48,10 +48,10 @@ struct AlarmRunTests {
         let board = try BoardProfile.load(path: try kioskBoard(socket: sock))
         let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
         var o = RunCommand.Options(json: true)
-        o.trace = liftTrace()
+        let play = Playback(trace: liftTrace())
         o.limitMicros = 6_000_000
         let out = TextOutput.capturing()
-        let cmd = try RunCommand(board: board, options: o, out: out, outputs: ["buzzer": buzzer])
+        let cmd = try RunCommand(board: board, playing: play, options: o, out: out, outputs: ["buzzer": buzzer])
         let t = BackgroundRun(cmd)
         // Wait until it sounds, then let it sound a while, then disarm.
         var state = "", statusReply = ""

@@ -149,9 +149,9 @@ struct BadDayTests {
         let board = try BoardProfile.load(path: try kioskBoard(socket: sock))
         var o = RunCommand.Options(json: true)
         // Real time: the steps below take a few seconds; the run ends with its trace.
-        o.trace = restTrace(seconds: 25)
+        let play = Playback(trace: restTrace(seconds: 25))
         o.limitMicros = 25_000_000
-        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))],
+        let cmd = try RunCommand(board: board, playing: play, options: o, out: TextOutput.capturing(), outputs: ["buzzer": SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))],
                                  store: try AlarmStore(directory: dir, writer: disk.writer))
         let t = BackgroundRun(cmd)
         // No saved state: it arms at start (fail-secure), and the disk holds it.
@@ -197,9 +197,9 @@ struct TroubleTests {
         let sock = socketPath()
         let board = try BoardProfile.load(path: try kioskBoard(socket: sock, untilDisarmed: true))
         var o = RunCommand.Options(json: true)
-        o.trace = liftTrace()
+        let play = Playback(trace: liftTrace())
         o.limitMicros = 8_000_000
-        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": DeadLine()])
+        let cmd = try RunCommand(board: board, playing: play, options: o, out: TextOutput.capturing(), outputs: ["buzzer": DeadLine()])
         let t = BackgroundRun(cmd)
         #expect(waitForAlarm(sock, "triggered"), "the lift never triggered")
         #expect(eventually(seconds: 5) { (reply("status", sock)["trouble"] as? [String])?.contains("output buzzer cannot be driven") == true },

@@ -30,12 +30,11 @@ func faultBoard(chip: String = "mpu6050", fifo: Bool = true, faults: String, mot
 /// Runs a board in simulated time and returns its report and its JSON lines.
 func runFast(_ path: String, seconds: Double, trace: String? = nil, outputs: [String: OutputLine] = [:]) throws -> (RunReport, [[String: Any]]) {
     let board = try BoardProfile.load(path: path)
-    var o = RunCommand.Options(json: true, fast: true)
-    o.limitMicros = Int64(seconds * 1e6)
-    o.trace = trace
+    var o = RunCommand.Options(json: true, limitMicros: Int64(seconds * 1e6))
     o.control = false
+    let play = Playback(fast: true, trace: trace)
     let out = TextOutput.capturing()
-    let report = try RunCommand(board: board, options: o, out: out, outputs: outputs).run()
+    let report = try RunCommand(board: board, playing: play, options: o, out: out, outputs: outputs).run()
     let lines = try out.text.split(separator: "\n").map { l in
         try #require(try JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any])
     }
@@ -204,11 +203,11 @@ struct FaultRunTests {
         let b = try BoardProfile.load(path: tempFile(text, name: "kiosk-faults.json"))
         let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
         var o = RunCommand.Options(json: true)
-        o.trace = liftTrace()   // triggers about 2.5 s in
+        let play = Playback(trace: liftTrace())   // triggers about 2.5 s in
         o.limitMicros = 8_500_000
         o.control = false
         let out = TextOutput.capturing()
-        let cmd = try RunCommand(board: b, options: o, out: out, outputs: ["buzzer": buzzer])
+        let cmd = try RunCommand(board: b, playing: play, options: o, out: out, outputs: ["buzzer": buzzer])
         let start = Sys.monotonicMicros()
         try cmd.run()
         let events = out.text

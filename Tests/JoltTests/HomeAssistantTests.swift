@@ -88,9 +88,9 @@ struct HomeAssistantTests {
         var text = TraceWriter.header(rateMilliHz: 100_000, gyro: true)
         for s in m.take() { text += TraceWriter.row(s, gyro: true) }
         var o = RunCommand.Options(json: true)
-        o.trace = tempFile(text, name: "tilt.csv")
+        let play = Playback(trace: tempFile(text, name: "tilt.csv"))
         o.limitMicros = 8_000_000
-        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))])
+        let cmd = try RunCommand(board: board, playing: play, options: o, out: TextOutput.capturing(), outputs: ["buzzer": SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))])
         let started = Date()
         try cmd.run()
         let seconds = Date().timeIntervalSince(started)
@@ -135,9 +135,9 @@ struct HomeAssistantTests {
         let board = try BoardProfile.load(path: try kioskBoard(socket: sock, extra: mqtt))
         let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
         var o = RunCommand.Options(json: true)
-        o.trace = stillTrace(up: V3(0, 0, 1), seconds: 60)
+        let play = Playback(trace: stillTrace(up: V3(0, 0, 1), seconds: 60))
         o.limitMicros = 12_000_000
-        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": buzzer])
+        let cmd = try RunCommand(board: board, playing: play, options: o, out: TextOutput.capturing(), outputs: ["buzzer": buzzer])
         let t = BackgroundRun(cmd)
         defer { _ = t.finish() }
         func results() -> [[String: Any]] { sub.messages.filter { $0.0 == "jolt/kiosk-9/result" }.compactMap { json($0.1) } }

@@ -41,7 +41,7 @@ struct InterruptRunTests {
     }
 
     func run(_ b: BoardProfile, seconds: Int64) throws -> Outcome {
-        var options = RunCommand.Options(json: true, fast: true, limitMicros: seconds * 1_000_000)
+        var options = RunCommand.Options(json: true, limitMicros: seconds * 1_000_000)
         options.control = false
         var o = Outcome()
         let sim = try SimBoard.open(b, fast: true)

@@ -217,11 +217,11 @@ struct MQTTTests {
         let sock = socketPath()
         let board = try kioskBoard(socket: sock, extra: broker.mqttConfig())
         let out = TextOutput.capturing()
-        var o = RunCommand.Options(json: true, fast: true)
-        o.trace = liftTrace()
+        var o = RunCommand.Options(json: true)
+        let play = Playback(fast: true, trace: liftTrace())
         o.limitMicros = 8_000_000
         var emitted: [String] = []
-        try RunCommand(board: try BoardProfile.load(path: board), options: o, out: out, watcher: Hooks(event: { e, _ in emitted.append(e.json) })).run()
+        try RunCommand(board: try BoardProfile.load(path: board), playing: play, options: o, out: out, watcher: Hooks(event: { e, _ in emitted.append(e.json) })).run()
         #expect(sub.wait { $0.filter { $0.0 == "jolt/kiosk-1/event" }.count >= emitted.count && $0.contains { $0.0 == "jolt/kiosk-1/availability" && $0.1 == "offline" } })
         let msgs = sub.messages
         let events = msgs.filter { $0.0 == "jolt/kiosk-1/event" }.map(\.1)
@@ -286,12 +286,12 @@ struct MQTTTests {
         // In real time, as a kiosk runs: the evidence goes once, to a broker that is there, and a
         // run replayed as fast as it reads can end before its link has connected on a busy machine.
         var o = RunCommand.Options(json: true)
-        o.trace = liftTrace()
+        let play = Playback(trace: liftTrace())
         o.limitMicros = 8_000_000
         o.stateDirectory = state
         var triggered: [String: Any]?
         let hooks = Hooks(event: { e, _ in if let j = json(e.json), j["state"] as? String == "triggered" { triggered = j } })
-        try RunCommand(board: try BoardProfile.load(path: board), options: o, out: TextOutput.capturing(), watcher: hooks).run()
+        try RunCommand(board: try BoardProfile.load(path: board), playing: play, options: o, out: TextOutput.capturing(), watcher: hooks).run()
         let trigger = try #require(triggered, "the lift triggers the alarm")
         let path = try #require(trigger["evidence"] as? String)
         func evidence() -> [UInt8]? {
@@ -326,9 +326,9 @@ struct MQTTTests {
         let mqtt = broker.mqttConfig(device: "kiosk-2").edited(#""device": "kiosk-2","#, #""device": "kiosk-2", "command_code": "4711","#)
         let board = try kioskBoard(socket: sock, extra: mqtt)
         var o = RunCommand.Options(json: true)
-        o.trace = stillTrace(up: V3(0, 0, 1), seconds: 60)
+        let play = Playback(trace: stillTrace(up: V3(0, 0, 1), seconds: 60))
         o.limitMicros = 9_000_000
-        let cmd = try RunCommand(board: try BoardProfile.load(path: board), options: o, out: TextOutput.capturing())
+        let cmd = try RunCommand(board: try BoardProfile.load(path: board), playing: play, options: o, out: TextOutput.capturing())
         let t = BackgroundRun(cmd)
         defer { _ = t.finish() }
         #expect(sub.wait { $0.contains { $0.0 == "jolt/kiosk-2/state" && $0.1.contains("\"armed\"") } }, "armed at start: \(sub.messages)")
@@ -380,12 +380,12 @@ struct MQTTTests {
         let broker = try Broker()
         var subs = [try broker.subscribe(["jolt/kiosk-3/event"])]
         let board = try BoardProfile.load(path: tempFile("{ \"bus\": \"sim\", \"rate_hz\": 100, \(broker.mqttConfig(device: "kiosk-3")) \"sim\": { \"motion\": \"rest\" } }", name: "mqtt.json"))
-        var o = RunCommand.Options(json: true, fast: true)
-        o.trace = shakesTrace(count: 20)
+        var o = RunCommand.Options(json: true)
+        let play = Playback(fast: true, trace: shakesTrace(count: 20))
         o.control = false
         var emitted: [(t: Int64, name: String)] = []
         let hooks = Hooks(event: { e, _ in emitted.append((e.t, e.bindingName)) })
-        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), watcher: hooks)
+        let cmd = try RunCommand(board: board, playing: play, options: o, out: TextOutput.capturing(), watcher: hooks)
         var phase = 0
         var drainSeconds = 0.0
         var duringOutage = 0

@@ -69,7 +69,7 @@ struct RunTests {
         func stats(fifo: Bool) throws -> (Double, Double) {
             var b = BoardProfile.builtInSim
             b.fifo = fifo
-            let cmd = try RunCommand(board: b, options: RunCommand.Options(json: true, fast: true), out: TextOutput.capturing())
+            let cmd = try RunCommand(board: b, playing: Playback(fast: true), options: RunCommand.Options(json: true), out: TextOutput.capturing())
             let run = try cmd.run()
             let secs = Double(run.streamMicros) / 1e6
             return (Double(run.transactions) / secs, Double(run.wakeups) / secs)

@@ -77,9 +77,9 @@ struct SlowDiskTests {
         let board = try BoardProfile.load(path: try kioskBoard(socket: sock))
         let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
         var o = RunCommand.Options(json: true)
-        o.trace = liftTrace()
+        let play = Playback(trace: liftTrace())
         o.limitMicros = 5_500_000
-        let cmd = try RunCommand(board: board, options: o, out: TextOutput.capturing(), outputs: ["buzzer": buzzer],
+        let cmd = try RunCommand(board: board, playing: play, options: o, out: TextOutput.capturing(), outputs: ["buzzer": buzzer],
                                  store: try AlarmStore(directory: dir, writer: disk.writer))
         let t = BackgroundRun(cmd)
         var sounding = false

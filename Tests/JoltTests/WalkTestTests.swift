@@ -132,10 +132,11 @@ struct WalkTestTests {
             if walkTest { text = text.edited("\"armed_at_start\": true,", "\"armed_at_start\": true, \"mode\": \"test\", \"chirp\": true,") }
             let board = try BoardProfile.load(path: tempFile(text, name: "kiosk-walk.json"))
             let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
-            var o = RunCommand.Options(json: true, fast: true, limitMicros: 20_000_000)
+            var o = RunCommand.Options(json: true, limitMicros: 20_000_000)
+            let play = Playback(fast: true)
             o.control = false
             let out = TextOutput.capturing()
-            try RunCommand(board: board, options: o, out: out, outputs: ["buzzer": buzzer]).run()
+            try RunCommand(board: board, playing: play, options: o, out: out, outputs: ["buzzer": buzzer]).run()
             let lines = out.text.split(separator: "\n").map(String.init)
             let tests = lines.filter { $0.contains(#""event":"walk_test""#) }
             if walkTest {

@@ -34,15 +34,32 @@ enum Boards {
     }
 }
 
+/// What a simulated board plays and how fast: the command's choice (`--trace`, `--forever`,
+/// `--fast`), made when it opens the board. The run never sees it; a real board refuses it.
+package struct Playback {
+    /// Simulated time, as fast as the machine goes.
+    package var fast = false
+    /// A recording played instead of the board's own motion.
+    package var trace: String?
+    /// The motion looped forever.
+    package var forever = false
+
+    package init(fast: Bool = false, trace: String? = nil, forever: Bool = false) {
+        self.fast = fast
+        self.trace = trace
+        self.forever = forever
+    }
+}
+
 extension RunCommand {
-    /// A run of `board`, its hardware opened here: the simulated board playing what `options`
-    /// says (its trace, looped forever), or the real chip.
-    convenience init(board: BoardProfile, options: Options, out: TextOutput, outputs: [String: OutputLine] = [:], store: AlarmStore? = nil,
-                     watcher: RunWatcher? = nil) throws(JoltError) {
+    /// A run of `board`, its hardware opened here: the simulated board playing `playback`, or
+    /// the real chip.
+    convenience init(board: BoardProfile, playing playback: Playback = Playback(), options: Options, out: TextOutput,
+                     outputs: [String: OutputLine] = [:], store: AlarmStore? = nil, watcher: RunWatcher? = nil) throws(JoltError) {
         var b = board
-        if options.forever { b.sim.loop = true }
-        try self.init(board: b, hardware: try Boards.open(b, trace: options.trace, fast: options.fast), options: options, out: out, outputs: outputs, store: store,
-                      watcher: watcher)
+        if playback.forever { b.sim.loop = true }
+        let hardware = try Boards.open(b, trace: playback.trace, fast: playback.fast)
+        try self.init(board: b, hardware: hardware, options: options, out: out, outputs: outputs, store: store, watcher: watcher)
     }
 }
 

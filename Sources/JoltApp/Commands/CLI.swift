@@ -130,13 +130,11 @@ public enum JoltCLI {
         if a.flag("--quiet") { Log.verbose = false }
         var o = RunCommand.Options()
         o.json = a.flag("--json") ? true : nil
-        o.fast = a.flag("--fast")
-        o.forever = a.flag("--forever")
-        o.trace = a.value("--trace")
         o.stateDirectory = a.value("--state-dir")
         if let s = try a.fixed("--seconds", places: 6, range: 1...31_536_000_000_000, unit: "s") { o.limitMicros = s }
+        let playback = Playback(fast: a.flag("--fast"), trace: a.value("--trace"), forever: a.flag("--forever"))
         let b = try board(a, sensitivity: try sensitivity(a))
-        try RunCommand(board: b, options: o, out: out).run()
+        try RunCommand(board: b, playing: playback, options: o, out: out).run()
     }
 
     static func probe(_ args: [String], out: TextOutput) throws(JoltError) {

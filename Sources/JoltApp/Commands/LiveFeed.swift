@@ -112,11 +112,9 @@ enum LiveFeed {
         // Wake at least eight times a second, whatever the FIFO's drain interval.
         b.fifoPollMillis = min(b.fifoPollMillis, Int32(wakeMicros / 1000))
         if options.loop && b.isSimulated { b.sim.loop = true }
-        var o = RunCommand.Options(json: false, fast: options.fast)
-        o.trace = options.trace
-        o.limitMicros = options.limitMicros
+        var o = RunCommand.Options(json: false, limitMicros: options.limitMicros)
         o.control = false
-        let hardware = try Boards.open(b, trace: o.trace, fast: o.fast)
+        let hardware = try Boards.open(b, trace: options.trace, fast: options.fast)
         let local = LocalFeed(view: view, board: b, name: board.file.isEmpty ? board.name : board.file, sensor: hardware.sensor, limitMicros: options.limitMicros)
         local.watchesTamper = options.watchTamper && board.alarm?.settings.triggers.contains(.tamper) == true
         local.alarmSettings = board.alarm?.settings

@@ -133,7 +133,7 @@ struct SoakCommand {
         board.actions = []   // events are checked here, not printed
         board.mqtt = nil
         board.detection = DetectionSettings(sensitivity: .medium, rateMilliHz: options.rateMilliHz, gyro: ChipRegistry.named(options.chip)?.info.hasGyro ?? false)
-        var o = RunCommand.Options(json: true, fast: true)
+        var o = RunCommand.Options(json: true)
         o.control = false
         o.limitMicros = Int64(plan.samples) * periodMicros
         let sim = try SimBoard.open(board, source: source, fast: true)
