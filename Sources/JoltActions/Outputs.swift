@@ -98,6 +98,24 @@ package struct PatternPlayer: Equatable {
         }
     }
 
+    /// Plays the pattern through `set`, one phase after another, each for its full length from
+    /// when it was set: `wait` sleeps that long (forever for nil) and says false when a signal
+    /// ended the wait early. A late wake-up stretches the pattern and never skips an edge, so
+    /// five beeps are five however busy the machine (levels read off the clock would merge two
+    /// beeps whose gap the process slept through).
+    package func play(set: (Bool) throws(JoltError) -> Void, wait: (Int64?) -> Bool) throws(JoltError) {
+        var t = start, current: Bool?
+        while let want = level(at: t) {
+            if want != current {
+                try set(want)
+                current = want
+            }
+            let next = nextEdge(after: t)
+            guard wait(pattern == .steady ? nil : next - t) else { return }
+            t = next
+        }
+    }
+
     /// The next time after `t` at which the level changes.
     package func nextEdge(after t: Int64) -> Int64 {
         let e = max(t - start, 0)

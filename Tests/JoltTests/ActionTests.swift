@@ -81,6 +81,26 @@ struct ActionTests {
         #expect(c.nextEdge(after: 750_000) == 1_250_000)
     }
 
+    @Test("five beeps played by a process that wakes 300 ms late every time are five beeps, each phase its full 200 ms, not merged")
+    func beepsSurviveLateWakeUps() throws {
+        // The clock a late process sees: every wait overruns by 300 ms, more than a beep's gap.
+        var clock: Int64 = 0
+        var sets: [(t: Int64, active: Bool)] = []
+        let player = PatternPlayer(pattern: .beeps(on: 200, off: 200, count: 5), start: 0)
+        try player.play(set: { sets.append((clock, $0)) }, wait: { micros in
+            clock += (micros ?? 0) + 300_000
+            return true
+        })
+        #expect(sets.filter(\.active).count == 5, "\(sets)")
+        #expect(sets.map(\.active) == [true, false, true, false, true, false, true, false, true], "\(sets)")
+        for (a, b) in zip(sets, sets.dropFirst()) { #expect(b.t - a.t >= 200_000, "a phase of \(b.t - a.t) µs") }
+        // A signal during the second beep ends it there.
+        var waits = 0
+        sets = []
+        try player.play(set: { sets.append((0, $0)) }, wait: { _ in waits += 1; return waits < 3 })
+        #expect(sets.map(\.active) == [true, false, true])
+    }
+
     @Test("a pulse drives the line active, then inactive when it ends; shutdown sets it inactive again and releases it")
     func pulse() {
         let line = MockLine([true, false, false, nil])

@@ -73,19 +73,11 @@ enum OutputCommand {
             out.write("\(line.label): active until Ctrl-C\n")
             out.flush()
         }
-        var level: Bool?
-        while true {
-            let now = Sys.monotonicMicros()
-            guard let want = player.level(at: now) else { break }
-            if want != level {
-                try line.set(want)
-                level = want
-            }
-            // Sleep to the next edge, or until a signal ends it early (the line then goes off).
-            let wait: Int64? = pattern == .steady ? nil : max(player.nextEdge(after: now) - now, 1000)
+        // Each phase sleeps its length, or until a signal ends it early (the line then goes off).
+        try player.play(set: { active throws(JoltError) in try line.set(active) }, wait: { micros in
             var p = [pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)]
-            if (try? Sys.poll(&p, timeoutMicros: wait)) ?? 0 > 0, signals.next() != nil { break }
-        }
+            return !((try? Sys.poll(&p, timeoutMicros: micros)) ?? 0 > 0 && signals.next() != nil)
+        })
         try line.set(false)
         out.write(pattern == .steady ? "\(line.label): inactive\n" : "\(line.label): \(pattern.text), done\n")
     }
