@@ -210,9 +210,10 @@ struct FaultRunTests {
         let cmd = try RunCommand(board: b, playing: play, options: o, out: out, outputs: ["buzzer": buzzer])
         let start = Sys.monotonicMicros()
         try cmd.run()
-        let events = out.text
-        #expect(events.contains("\"state\":\"triggered\"") && events.contains("\"event\":\"fault\"") && events.contains("\"event\":\"recovered\""), "\(events)")
-        #expect(!events.contains("\"state\":\"disarmed\""))
+        let events = jsonLines(out.text)
+        #expect(events.contains { isEvent($0, "alarm", "triggered") } && events.contains { isEvent($0, "fault") } && events.contains { isEvent($0, "recovered") },
+                "\(out.text)")
+        #expect(!events.contains { isEvent($0, "alarm", "disarmed") })
         // Edges every 500 ms from the trigger to the end, the fault (5 to 7 s) included.
         let edges = buzzer.changes.map { Double($0.0 - start) / 1e6 }
         let during = edges.filter { $0 > 5.1 && $0 < 7.0 }

@@ -57,7 +57,7 @@ struct TuneTests {
     func tampers(_ config: String, _ trace: String) -> Bool {
         let r = jolt(["replay", "--arm", "--json", "--config", config, trace])
         #expect(r.code == .ok, "\(r.error)")
-        return r.out.contains("\"event\":\"tamper\"")
+        return jsonLines(r.out).contains { isEvent($0, "tamper") }
     }
 
     @Test("finds where a bump trips move_mm_s, suggests the most sensitive preset that keeps twice that, and the written board holds on both recordings")
