@@ -102,7 +102,8 @@ package struct PatternPlayer: Equatable {
     /// when it was set: `wait` sleeps that long (forever for nil) and says false when a signal
     /// ended the wait early. A late wake-up stretches the pattern and never skips an edge, so
     /// five beeps are five however busy the machine (levels read off the clock would merge two
-    /// beeps whose gap the process slept through).
+    /// beeps whose gap the process slept through). A steady level has no next edge: a wait that
+    /// ends with no signal waits again.
     package func play(set: (Bool) throws(JoltError) -> Void, wait: (Int64?) -> Bool) throws(JoltError) {
         var t = start, current: Bool?
         while let want = level(at: t) {
@@ -110,8 +111,12 @@ package struct PatternPlayer: Equatable {
                 try set(want)
                 current = want
             }
+            if pattern == .steady {
+                guard wait(nil) else { return }
+                continue
+            }
             let next = nextEdge(after: t)
-            guard wait(pattern == .steady ? nil : next - t) else { return }
+            guard wait(next - t) else { return }
             t = next
         }
     }

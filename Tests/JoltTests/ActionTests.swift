@@ -99,6 +99,15 @@ struct ActionTests {
         sets = []
         try player.play(set: { sets.append((0, $0)) }, wait: { _ in waits += 1; return waits < 3 })
         #expect(sets.map(\.active) == [true, false, true])
+        // Steady: on until a signal, however often the wait ends without one.
+        waits = 0
+        sets = []
+        try PatternPlayer(pattern: .steady, start: 5).play(set: { sets.append((0, $0)) }, wait: { micros in
+            #expect(micros == nil)
+            waits += 1
+            return waits < 4
+        })
+        #expect(sets.map(\.active) == [true] && waits == 4)
     }
 
     @Test("a pulse drives the line active, then inactive when it ends; shutdown sets it inactive again and releases it")
