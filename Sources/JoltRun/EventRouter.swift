@@ -18,7 +18,7 @@ package final class EventRouter {
     /// What each event does (the profile's `actions`; nil: every event on stdout). A reload
     /// replaces it.
     package var bindings: [EventBinding]?
-    package let worker: ActionWorker?
+    package let worker: ActionWorker
     package let control: ControlServer?
     package let bridge: MQTTBridge?
     package let watcher: RunWatcher?
@@ -27,7 +27,7 @@ package final class EventRouter {
     /// Events so far.
     package private(set) var count = 0
 
-    package init(bindings: [EventBinding]?, worker: ActionWorker?, control: ControlServer?, bridge: MQTTBridge?, watcher: RunWatcher?, now: @escaping () -> Int64) {
+    package init(bindings: [EventBinding]?, worker: ActionWorker, control: ControlServer?, bridge: MQTTBridge?, watcher: RunWatcher?, now: @escaping () -> Int64) {
         self.bindings = bindings
         self.worker = worker
         self.control = control
@@ -48,6 +48,6 @@ package final class EventRouter {
                 for a in m.first(where: { $0.event == name })?.actions ?? [] where !actions.contains(a) { actions.append(a) }
             }
         }
-        worker?.submit(.event(r, actions))
+        worker.submit(.event(r, actions))
     }
 }

@@ -17,7 +17,7 @@ extension RunCommand {
     /// apply now, and the alarm keeps its state. Returns what changed, or why it was refused (as
     /// logged).
     @discardableResult
-    package func reload() -> Result<String, Refused> {
+    package func reload(_ s: Service) -> Result<String, Refused> {
         guard board.hasFile else {
             Log.warning("reload: nothing to reload (no board file)")
             return .failure(Refused(message: "nothing to reload: this jolt runs a board without a file"))
@@ -53,10 +53,10 @@ extension RunCommand {
             a.walkTest = n.walkTest
             a.chirp = n.chirp
             applied.alarm = a
-            alarm?.reconfigure(a, detection: new.detection)
+            s.alarm?.reconfigure(a, detection: new.detection)
         }
         board = applied
-        router?.bindings = board.actions
+        s.router.bindings = board.actions
         let tree = try? JSONParser.parse(bytes).value
         var changed = ["nothing changed"]
         if let old = profileTree, let tree {

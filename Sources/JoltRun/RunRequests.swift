@@ -17,7 +17,7 @@ import JoltSupport
 /// alarm lives; what they ask of the detectors goes into the loop's `Turn`, for the engine.
 package final class RunRequests {
     package let alarm: AlarmController?
-    package let worker: ActionWorker?
+    package let worker: ActionWorker
     /// The board's output names, and the alarm's among them.
     package let outputs: [String]
     package var alarmOutput: String?
@@ -40,7 +40,7 @@ package final class RunRequests {
     /// journal and MQTT's trouble topic.
     package private(set) var trouble: [String] = []
 
-    package init(alarm: AlarmController?, worker: ActionWorker?, outputs: [String], alarmOutput: String?, bridge: MQTTBridge?, control: ControlServer?,
+    package init(alarm: AlarmController?, worker: ActionWorker, outputs: [String], alarmOutput: String?, bridge: MQTTBridge?, control: ControlServer?,
          streamNow: @escaping () -> Int64, status: @escaping () -> [(String, JSON)], streamHeader: @escaping () -> JSON) {
         self.alarm = alarm
         self.worker = worker
@@ -111,7 +111,7 @@ package final class RunRequests {
     /// button); returns why not. The alarm's cadence wins on its line: a sounding alarm is
     /// silenced by a disarm, never by turning its output off.
     package func manualOutput(_ name: String, _ pattern: Pattern?) -> String? {
-        guard outputs.contains(name), let worker else {
+        guard outputs.contains(name) else {
             return "no output named \"\(name)\" on this board (have: \(outputs.sorted().joined(separator: ", ")))"
         }
         if name == alarmOutput, alarm?.alarm.state == .triggered, pattern == nil {
@@ -233,7 +233,7 @@ package final class RunRequests {
         guard alarm != nil else { return }
         var now: [String] = []
         if let why = alarm?.store?.trouble { now.append("the alarm's state is not saved: \(why)") }
-        if let w = worker { now += w.failedOutputs.sorted().map { "output \($0) cannot be driven" } }
+        now += worker.failedOutputs.sorted().map { "output \($0) cannot be driven" }
         if sensorFault() { now.append("the sensor is in a fault") }
         guard now != trouble else { return }
         if now.isEmpty { Log.info("trouble over: the alarm keeps its word again") } else { Log.warning("trouble: " + now.joined(separator: "; ")) }

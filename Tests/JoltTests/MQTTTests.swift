@@ -405,7 +405,7 @@ struct MQTTTests {
         // the end, or the restarted broker outlives the test.
         defer { hooks.wake = nil; broker.stop() }
         hooks.wake = { now in
-            guard let link = cmd.bridge?.link else { return }
+            guard let link = cmd.service?.bridge?.link else { return }
             func waitFor(_ what: String, _ cond: () -> Bool) {
                 let end = Date().addingTimeInterval(20)
                 while !cond() && Date() < end { usleep(10_000) }
