@@ -5,9 +5,9 @@ import JoltDrivers
 /// DATA_FORMAT (full resolution and range), the data registers and the 32-sample FIFO in bypass
 /// or stream mode behave as the data sheet (Rev. G) describes; readings come from a
 /// `MotionSource`.
-public final class SimADXL345: SimulatedChip, RegisterWrites {
+public final class SimADXL345: PinnedTwin, RegisterWrites {
     public static let chipInfo = ADXL345Sensor<SimBus>.info
-    var regs = [UInt8](repeating: 0, count: 0x3A)
+    var regs = RegisterFile<ADXL345Register>(count: 0x3A)
     var pointer: UInt8 = 0
     var fifo: [(Int16, Int16, Int16)] = []
     public internal(set) var tap: MotionTap
@@ -21,9 +21,7 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
     var inactivityReference = Vec3.zero
     var awaitingInactivity = false
     var quietReadings = 0
-    /// INT1: its level, and its rising edges since power-on.
-    var interruptHigh = false
-    public private(set) var interruptRises = 0
+    var int1 = PinLevel()
 
     public init(source: MotionSource) {
         tap = MotionTap(source)
@@ -31,25 +29,25 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
     }
 
     public func powerOnReset(now: Int64) {
-        for i in regs.indices { regs[i] = 0 }
-        regs[Int(ADXL345Register.DEVID.rawValue)] = ADXL345Spec.deviceID
-        regs[Int(ADXL345Register.BW_RATE.rawValue)] = ADXL345Spec.powerOnBandwidthRate
+        regs.clear()
+        regs[.DEVID] = ADXL345Spec.deviceID
+        regs[.BW_RATE] = ADXL345Spec.powerOnBandwidthRate
         fifo.removeAll()
         measuring = false
         activityReference = nil
         awaitingInactivity = false
         quietReadings = 0
-        interruptHigh = false
+        int1.drive(false)
     }
 
     var periodMicros: Int64 {
-        let code = regs[Int(ADXL345Register.BW_RATE.rawValue)] & 0x0F
+        let code = regs[.BW_RATE] & 0x0F
         // Rate = 3200 Hz / 2^(15 - code) (DS Table 7).
         let milliHz = Int64(3_200_000) >> Int64(15 - Int(code))
         return 1_000_000_000 / max(milliHz, 1)
     }
 
-    var mode: UInt8 { regs[Int(ADXL345Register.FIFO_CTL.rawValue)] & 0xC0 }
+    var mode: UInt8 { regs[.FIFO_CTL] & 0xC0 }
 
     func advance(to now: Int64) {
         guard measuring else { return }
@@ -59,7 +57,7 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
 
     /// Puts a sample in the data registers (and the FIFO, when it is on).
     func latch(_ sample: Sample) {
-        let format = regs[Int(ADXL345Register.DATA_FORMAT.rawValue)]
+        let format = regs[.DATA_FORMAT]
         // The self-test force: x up, y down, z up, as a part at 3.3 V pulls them.
         let last = selfTested(sample, on: format & ADXL345DataFormat.selfTest.rawValue != 0, response: Vec3(850, -850, 1250))
         let rangeG = Int64(2) << Int64(format & 3)
@@ -72,11 +70,11 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
             return Int16(max(-limit, min(limit - 1, x)))
         }
         latest = (c(last.accel.x), c(last.accel.y), c(last.accel.z))
-        regs[Int(ADXL345Register.INT_SOURCE.rawValue)] |= ADXL345Interrupt.dataReady.rawValue
+        regs[.INT_SOURCE] |= ADXL345Interrupt.dataReady.rawValue
         if mode != ADXL345FIFOMode.bypass.rawValue {
             if fifo.count == ADXL345Spec.fifoDepth {
                 fifo.removeFirst()
-                regs[Int(ADXL345Register.INT_SOURCE.rawValue)] |= ADXL345Interrupt.overrun.rawValue
+                regs[.INT_SOURCE] |= ADXL345Interrupt.overrun.rawValue
             }
             fifo.append(latest)
         }
@@ -89,16 +87,16 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
     /// TIME_INACT of readings within THRESH_INACT, which takes a new reference (DS "Register
     /// 0x27", "Link Bit").
     func detectActivity(_ a: Vec3) {
-        let ctl = regs[Int(ADXL345Register.ACT_INACT_CTL.rawValue)]
+        let ctl = regs[.ACT_INACT_CTL]
         guard ctl & 0x70 != 0 else { return }
-        let linked = regs[Int(ADXL345Register.POWER_CTL.rawValue)] & ADXL345Power.link.rawValue != 0
+        let linked = regs[.POWER_CTL] & ADXL345Power.link.rawValue != 0
         let k = ADXL345Spec.thresholdDeciMilliGPerCount
         if awaitingInactivity && linked {
-            let limit = Int32(regs[Int(ADXL345Register.THRESH_INACT.rawValue)]) * k / 10
+            let limit = Int32(regs[.THRESH_INACT]) * k / 10
             if Self.past(a - inactivityReference, limit, axes: ctl) { inactivityReference = a; quietReadings = 0 } else { quietReadings += 1 }
-            let needed = Int(regs[Int(ADXL345Register.TIME_INACT.rawValue)]) * Int(1_000_000 / periodMicros)
+            let needed = Int(regs[.TIME_INACT]) * Int(1_000_000 / periodMicros)
             if quietReadings >= needed {
-                regs[Int(ADXL345Register.INT_SOURCE.rawValue)] |= ADXL345Interrupt.inactivity.rawValue
+                regs[.INT_SOURCE] |= ADXL345Interrupt.inactivity.rawValue
                 awaitingInactivity = false
                 activityReference = a
             }
@@ -108,9 +106,9 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
             activityReference = a
             return
         }
-        let limit = Int32(regs[Int(ADXL345Register.THRESH_ACT.rawValue)]) * k / 10
+        let limit = Int32(regs[.THRESH_ACT]) * k / 10
         guard Self.past(a - ref, limit, axes: ctl >> 4) else { return }
-        regs[Int(ADXL345Register.INT_SOURCE.rawValue)] |= ADXL345Interrupt.activity.rawValue
+        regs[.INT_SOURCE] |= ADXL345Interrupt.activity.rawValue
         if linked {
             awaitingInactivity = true
             inactivityReference = a
@@ -126,33 +124,25 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
     /// INT1's level: an enabled source mapped to it (INT_MAP bit 0), the watermark's bit
     /// following the FIFO's entries; a rise counted.
     func updatePin() {
-        let source = Int(ADXL345Register.INT_SOURCE.rawValue)
-        let samples = Int(regs[Int(ADXL345Register.FIFO_CTL.rawValue)] & 0x1F)
+        let samples = Int(regs[.FIFO_CTL] & 0x1F)
         if mode != ADXL345FIFOMode.bypass.rawValue && samples > 0 && fifo.count >= samples {
-            regs[source] |= ADXL345Interrupt.watermark.rawValue
+            regs[.INT_SOURCE] |= ADXL345Interrupt.watermark.rawValue
         } else {
-            regs[source] &= ~ADXL345Interrupt.watermark.rawValue
+            regs[.INT_SOURCE] &= ~ADXL345Interrupt.watermark.rawValue
         }
-        let high = regs[source] & regs[Int(ADXL345Register.INT_ENABLE.rawValue)] & ~regs[Int(ADXL345Register.INT_MAP.rawValue)] != 0
-        if high && !interruptHigh { interruptRises += 1 }
-        interruptHigh = high
-    }
-
-    public func interruptEdges(by now: Int64) -> Int {
-        advance(to: now)
-        return interruptRises
+        let high = regs[.INT_SOURCE] & regs[.INT_ENABLE] & ~regs[.INT_MAP] != 0
+        int1.drive(high)
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
 
-
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
-        guard Int(r) < regs.count else { return }
+        guard regs.holds(r) else { return }
         switch ADXL345Register(rawValue: r) {
         case .DEVID, .INT_SOURCE, .FIFO_STATUS, .DATAX0:
             return
         case .POWER_CTL:
-            regs[Int(r)] = v
+            regs[address: r] = v
             let was = measuring
             measuring = v & ADXL345Power.measure.rawValue != 0
             if measuring && !was {
@@ -163,10 +153,10 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
         case .FIFO_CTL:
             // Entering bypass mode clears the FIFO.
             if v & 0xC0 == ADXL345FIFOMode.bypass.rawValue { fifo.removeAll() }
-            regs[Int(r)] = v
+            regs[address: r] = v
         default:
             if r >= 0x33 && r <= 0x37 { return }
-            regs[Int(r)] = v
+            regs[address: r] = v
         }
     }
 
@@ -184,7 +174,7 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
             pointer &+= UInt8(buffer.count)
             // DATA_READY clears once the data is read (in a FIFO mode, once it is empty).
             if mode == ADXL345FIFOMode.bypass.rawValue || fifo.isEmpty {
-                regs[Int(ADXL345Register.INT_SOURCE.rawValue)] &= ~ADXL345Interrupt.dataReady.rawValue
+                regs[.INT_SOURCE] &= ~ADXL345Interrupt.dataReady.rawValue
             }
             updatePin()
             return
@@ -197,22 +187,22 @@ public final class SimADXL345: SimulatedChip, RegisterWrites {
     }
 
     func load(_ r: UInt8) -> UInt8 {
-        guard Int(r) < regs.count else { return 0 }
+        guard regs.holds(r) else { return 0 }
         switch ADXL345Register(rawValue: r) {
         case .FIFO_STATUS: return UInt8(fifo.count)
         case .INT_SOURCE:
             // Reading it clears Activity and Inactivity (and, here, Overrun); DATA_READY and
             // Watermark follow the data.
-            let v = regs[Int(r)]
-            regs[Int(r)] = v & (ADXL345Interrupt.dataReady.rawValue | ADXL345Interrupt.watermark.rawValue)
+            let v = regs[address: r]
+            regs[address: r] = v & (ADXL345Interrupt.dataReady.rawValue | ADXL345Interrupt.watermark.rawValue)
             return v
         default:
-            return regs[Int(r)]
+            return regs[address: r]
         }
     }
 
     /// Whether the chip is measuring.
     public var isMeasuring: Bool { measuring }
     /// A register's current value (for tests).
-    public func register(_ r: ADXL345Register) -> UInt8 { regs[Int(r.rawValue)] }
+    public func register(_ r: ADXL345Register) -> UInt8 { regs[r] }
 }

@@ -5,9 +5,9 @@ import JoltDrivers
 /// BOOT, CTRL_REG1 (rate, power-down), CTRL_REG4 (range, high resolution), the data registers
 /// with auto-increment, and the 32-level FIFO in bypass or stream mode with OVRN_FIFO, as the
 /// data sheet (DocID17530) describes; readings come from a `MotionSource`.
-public final class SimLIS3DH: SimulatedChip, RegisterWrites {
+public final class SimLIS3DH: PinnedTwin, RegisterWrites {
     public static let chipInfo = LIS3DHSensor<SimBus>.info
-    var regs = [UInt8](repeating: 0, count: 0x40)
+    var regs = RegisterFile<LIS3DHRegister>(count: 0x40)
     var pointer: UInt8 = 0
     var autoIncrement = false
     var fifo: [(Int16, Int16, Int16)] = []
@@ -24,8 +24,7 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     var highPass = HighPass()
     var interrupt1Active = false
     var unread = false
-    var interruptHigh = false
-    public private(set) var interruptRises = 0
+    var int1 = PinLevel()
 
     public init(source: MotionSource) {
         tap = MotionTap(source)
@@ -33,28 +32,26 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     }
 
     public func powerOnReset(now: Int64) {
-        for i in regs.indices { regs[i] = 0 }
-        regs[Int(LIS3DHRegister.WHO_AM_I.rawValue)] = LIS3DHSpec.whoAmI
-        regs[Int(LIS3DHRegister.CTRL_REG1.rawValue)] = LIS3DHSpec.powerOnControl1
+        regs.clear()
+        regs[.WHO_AM_I] = LIS3DHSpec.whoAmI
+        regs[.CTRL_REG1] = LIS3DHSpec.powerOnControl1
         fifo.removeAll()
         overrun = false
         latest = (0, 0, 0)
         highPass.reset()
         interrupt1Active = false
         unread = false
-        interruptHigh = false
+        int1.drive(false)
     }
-
-    func reg(_ r: LIS3DHRegister) -> UInt8 { regs[Int(r.rawValue)] }
 
     /// The rate from CTRL_REG1's ODR, µs per sample; nil when powered down.
     var periodMicros: Int64? {
-        guard let rate = LIS3DHRate(rawValue: reg(.CTRL_REG1) & 0xF0) else { return nil }
+        guard let rate = LIS3DHRate(rawValue: regs[.CTRL_REG1] & 0xF0) else { return nil }
         return 1_000_000_000 / Int64(rate.milliHz)
     }
 
-    var fifoMode: UInt8 { reg(.FIFO_CTRL_REG) & 0xC0 }
-    var fifoOn: Bool { reg(.CTRL_REG5) & LIS3DHControl5.fifoEnable.rawValue != 0 && fifoMode != LIS3DHFIFOMode.bypass.rawValue }
+    var fifoMode: UInt8 { regs[.FIFO_CTRL_REG] & 0xC0 }
+    var fifoOn: Bool { regs[.CTRL_REG5] & LIS3DHControl5.fifoEnable.rawValue != 0 && fifoMode != LIS3DHFIFOMode.bypass.rawValue }
 
     func advance(to now: Int64) {
         guard let p = periodMicros else { return }
@@ -63,9 +60,9 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
 
     /// Puts a sample in the data registers (and the FIFO, when it is on).
     func latch(_ sample: Sample) {
-        let last = selfTested(sample, on: reg(.CTRL_REG4) & LIS3DHControl4.selfTest0.rawValue != 0, response: Vec3(420, 420, 580))
-        let range = LIS3DHRange(rawValue: reg(.CTRL_REG4) & 0x30) ?? .g2
-        let highRes = reg(.CTRL_REG4) & LIS3DHControl4.highResolution.rawValue != 0
+        let last = selfTested(sample, on: regs[.CTRL_REG4] & LIS3DHControl4.selfTest0.rawValue != 0, response: Vec3(420, 420, 580))
+        let range = LIS3DHRange(rawValue: regs[.CTRL_REG4] & 0x30) ?? .g2
+        let highRes = regs[.CTRL_REG4] & LIS3DHControl4.highResolution.rawValue != 0
         // 12 bits in high-resolution mode, 10 in normal mode (4× the mg per digit), left-justified.
         let perDigit = Int64(range.milliGPerDigit) * (highRes ? 1 : 4)
         let shift: Int64 = highRes ? 4 : 6
@@ -93,27 +90,21 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     /// the rate: ODR / 50 halved per step), past INT1_THS.
     func interrupt1(_ a: Vec3, range: LIS3DHRange) -> Bool {
         var f = (x: Int64(a.x) << 10, y: Int64(a.y) << 10, z: Int64(a.z) << 10)
-        if reg(.CTRL_REG2) & 0x01 != 0, let p = periodMicros {
-            let cutoffMilliHz = max(Int64(1_000_000_000 / p) / 50 >> Int64((reg(.CTRL_REG2) >> 4) & 3), 1)
+        if regs[.CTRL_REG2] & 0x01 != 0, let p = periodMicros {
+            let cutoffMilliHz = max(Int64(1_000_000_000 / p) / 50 >> Int64((regs[.CTRL_REG2] >> 4) & 3), 1)
             f = highPass.filter(a, periodMicros: p, cutoffMilliHz: cutoffMilliHz)
         }
-        let cfg = reg(.INT1_CFG)
-        return HighPass.past(f, limitMilliG: Int64(reg(.INT1_THS) & 0x7F) * Int64(range.thresholdMilliG), axes: (cfg & 0x02 != 0, cfg & 0x08 != 0, cfg & 0x20 != 0))
+        let cfg = regs[.INT1_CFG]
+        return HighPass.past(f, limitMilliG: Int64(regs[.INT1_THS] & 0x7F) * Int64(range.thresholdMilliG), axes: (cfg & 0x02 != 0, cfg & 0x08 != 0, cfg & 0x20 != 0))
     }
 
     /// INT1's level from what CTRL_REG3 routes to it; a rise counted.
     func updatePin() {
-        let en = LIS3DHInterrupt1(rawValue: reg(.CTRL_REG3))
-        let fth = Int(reg(.FIFO_CTRL_REG) & 0x1F)
+        let en = LIS3DHInterrupt1(rawValue: regs[.CTRL_REG3])
+        let fth = Int(regs[.FIFO_CTRL_REG] & 0x1F)
         let high = (en.contains(.ia1) && interrupt1Active) || (en.contains(.watermark) && fifoOn && fifo.count > fth)
             || (en.contains(.dataReady) && unread)
-        if high && !interruptHigh { interruptRises += 1 }
-        interruptHigh = high
-    }
-
-    public func interruptEdges(by now: Int64) -> Int {
-        advance(to: now)
-        return interruptRises
+        int1.drive(high)
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
@@ -125,34 +116,33 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
 
     func next(after r: UInt8) -> UInt8 { autoIncrement ? r &+ 1 : r }
 
-
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
-        guard Int(r) < regs.count else { return }
+        guard regs.holds(r) else { return }
         switch LIS3DHRegister(rawValue: r) {
         case .WHO_AM_I, .STATUS_REG, .FIFO_SRC_REG, .OUT_X_L, .INT1_SRC, .REFERENCE:
             return
         case .CTRL_REG1:
             let wasOn = periodMicros != nil
-            regs[Int(r)] = v
+            regs[address: r] = v
             if !wasOn, let p = periodMicros { tap.start(now: now, period: p) }
         case .CTRL_REG5:
             if v & LIS3DHControl5.boot.rawValue != 0 {
                 powerOnReset(now: now)
                 bootDoneAt = now + bootMicros
-                regs[Int(r)] = v & ~LIS3DHControl5.boot.rawValue
+                regs[address: r] = v & ~LIS3DHControl5.boot.rawValue
                 return
             }
-            regs[Int(r)] = v
+            regs[address: r] = v
         case .FIFO_CTRL_REG:
             // Bypass mode empties the FIFO.
             if v & 0xC0 == LIS3DHFIFOMode.bypass.rawValue {
                 fifo.removeAll()
                 overrun = false
             }
-            regs[Int(r)] = v
+            regs[address: r] = v
         default:
             if r >= 0x28 && r <= 0x2D { return }
-            regs[Int(r)] = v
+            regs[address: r] = v
         }
     }
 
@@ -184,21 +174,21 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     }
 
     func load(_ r: UInt8, now: Int64) -> UInt8 {
-        guard Int(r) < regs.count else { return 0 }
+        guard regs.holds(r) else { return 0 }
         switch LIS3DHRegister(rawValue: r) {
         case .CTRL_REG5:
-            return regs[Int(r)] | (now < bootDoneAt ? LIS3DHControl5.boot.rawValue : 0)
+            return regs[address: r] | (now < bootDoneAt ? LIS3DHControl5.boot.rawValue : 0)
         case .FIFO_SRC_REG:
             let level = UInt8(min(fifo.count, 31))
-            let wtm = fifo.count > Int(reg(.FIFO_CTRL_REG) & 0x1F) ? LIS3DHFIFOSource.watermark.rawValue : 0
+            let wtm = fifo.count > Int(regs[.FIFO_CTRL_REG] & 0x1F) ? LIS3DHFIFOSource.watermark.rawValue : 0
             return wtm | (overrun ? LIS3DHFIFOSource.overrun.rawValue : 0) | (fifo.isEmpty ? LIS3DHFIFOSource.empty.rawValue : 0) | level
         case .INT1_SRC:
             return interrupt1Active ? 0x40 : 0
         case .REFERENCE:
             highPass.reset()   // reading it resets the high-pass filter
-            return regs[Int(r)]
+            return regs[address: r]
         default:
-            return regs[Int(r)]
+            return regs[address: r]
         }
     }
 
@@ -207,5 +197,5 @@ public final class SimLIS3DH: SimulatedChip, RegisterWrites {
     /// Levels in the FIFO.
     public var fifoLevels: Int { fifo.count }
     /// A register's current value (for tests).
-    public func register(_ r: LIS3DHRegister) -> UInt8 { regs[Int(r.rawValue)] }
+    public func register(_ r: LIS3DHRegister) -> UInt8 { regs[r] }
 }

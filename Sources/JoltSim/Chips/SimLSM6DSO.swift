@@ -10,9 +10,9 @@ import JoltDrivers
 /// datasheet (DS12140) describes; readings come from a `MotionSource`. Each time slot's words go
 /// in gyroscope first, under one TAG_CNT. TAG_PARITY is written as the parity of the tag's other
 /// seven bits (the driver, like Linux's, does not check it).
-public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
+public final class SimLSM6DSO: PinnedTwin, RegisterWrites {
     public static let chipInfo = LSM6DSOSensor<SimBus>.info
-    var regs = [UInt8](repeating: 0, count: 0x80)
+    var regs = RegisterFile<LSM6DSORegister>(count: 0x80)
     var pointer: UInt8 = 0
     /// FIFO words, seven bytes each, oldest first.
     var fifo: [[UInt8]] = []
@@ -37,8 +37,7 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     var highPass = HighPass()
     var wakeUp = false
     var unread = false
-    var interruptHigh = false
-    public private(set) var interruptRises = 0
+    var int1 = PinLevel()
 
     public init(source: MotionSource) {
         tap = MotionTap(source)
@@ -46,9 +45,9 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     }
 
     public func powerOnReset(now: Int64) {
-        for i in regs.indices { regs[i] = 0 }
-        regs[Int(LSM6DSORegister.WHO_AM_I.rawValue)] = LSM6DSOSpec.whoAmI
-        regs[Int(LSM6DSORegister.CTRL3_C.rawValue)] = LSM6DSOSpec.powerOnCTRL3
+        regs.clear()
+        regs[.WHO_AM_I] = LSM6DSOSpec.whoAmI
+        regs[.CTRL3_C] = LSM6DSOSpec.powerOnCTRL3
         fifo.removeAll()
         overrunLatched = false
         overrunNow = false
@@ -57,20 +56,19 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
         highPass.reset()
         wakeUp = false
         unread = false
-        interruptHigh = false
+        int1.drive(false)
     }
 
-    func reg(_ r: LSM6DSORegister) -> UInt8 { regs[Int(r.rawValue)] }
-    var autoIncrement: Bool { reg(.CTRL3_C) & LSM6DSOCTRL3.IF_INC.rawValue != 0 }
+    var autoIncrement: Bool { regs[.CTRL3_C] & LSM6DSOCTRL3.IF_INC.rawValue != 0 }
 
     /// The accelerometer's rate from ODR_XL, µs per sample; nil when powered down.
     var periodMicros: Int64? {
-        guard let rate = LSM6DSORate(rawValue: reg(.CTRL1_XL) >> 4) else { return nil }
+        guard let rate = LSM6DSORate(rawValue: regs[.CTRL1_XL] >> 4) else { return nil }
         return 1_000_000_000 / Int64(rate.milliHz)
     }
 
-    var gyroOn: Bool { LSM6DSORate(rawValue: reg(.CTRL2_G) >> 4) != nil }
-    var fifoOn: Bool { reg(.FIFO_CTRL4) & 0x07 == LSM6DSOFIFOMode.continuous.rawValue }
+    var gyroOn: Bool { LSM6DSORate(rawValue: regs[.CTRL2_G] >> 4) != nil }
+    var fifoOn: Bool { regs[.FIFO_CTRL4] & 0x07 == LSM6DSOFIFOMode.continuous.rawValue }
 
     func advance(to now: Int64) {
         guard let p = periodMicros else { return }
@@ -79,9 +77,9 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
 
     /// Puts a sample in the output registers (and the FIFO, when it batches).
     func latch(_ sample: Sample) {
-        let s = selfTested(sample, on: reg(.CTRL5_C) & 0x03 == LSM6DSOSpec.accelSelfTestPositive, response: Vec3(600, 600, 700))
-        let accel = LSM6DSOAccelRange(rawValue: (reg(.CTRL1_XL) >> 2) & 0x3) ?? .g2
-        let gyro = LSM6DSOGyroRange(rawValue: (reg(.CTRL2_G) >> 1) & 0x7) ?? .dps250
+        let s = selfTested(sample, on: regs[.CTRL5_C] & 0x03 == LSM6DSOSpec.accelSelfTestPositive, response: Vec3(600, 600, 700))
+        let accel = LSM6DSOAccelRange(rawValue: (regs[.CTRL1_XL] >> 2) & 0x3) ?? .g2
+        let gyro = LSM6DSOGyroRange(rawValue: (regs[.CTRL2_G] >> 1) & 0x7) ?? .dps250
         func bytes(_ v: Vec3, _ perLSB: Int64) -> [UInt8] {
             [v.x, v.y, v.z].flatMap { x -> [UInt8] in
                 let u = UInt16(bitPattern: Int16(clamping: Int64(Convert.scale(x, 1_000_000, perLSB * 1000))))
@@ -90,12 +88,12 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
         }
         let a = bytes(s.accel, accel.microGPerLSB)
         let g = gyroOn ? bytes(s.gyro, gyro.microDpsPerLSB) : [UInt8](repeating: 0, count: 6)
-        for (i, b) in (g + a).enumerated() { regs[Int(LSM6DSORegister.OUTX_L_G.rawValue) + i] = b }
+        regs.fill(from: .OUTX_L_G, g + a)
         unread = true
         wakeUp = detectWakeUp(s.accel, range: accel)
         defer { updatePin() }
         guard fifoOn else { return }
-        let batch = reg(.FIFO_CTRL3)
+        let batch = regs[.FIFO_CTRL3]
         if batch >> 4 != 0 { push(.gyroscopeNC, g) }
         if batch & 0x0F != 0 { push(.accelerometerNC, a) }
         slotCounter = (slotCounter + 1) & 0x03
@@ -119,43 +117,36 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     func detectWakeUp(_ a: Vec3, range: LSM6DSOAccelRange) -> Bool {
         defer { lastAccel = a }
         var d: (x: Int64, y: Int64, z: Int64)
-        if reg(.TAP_CFG0) & LSM6DSOSpec.SLOPE_FDS != 0, let p = periodMicros {
+        if regs[.TAP_CFG0] & LSM6DSOSpec.SLOPE_FDS != 0, let p = periodMicros {
             let divider: [Int64] = [4, 10, 20, 45, 100, 200, 400, 800]
-            d = highPass.filter(a, periodMicros: p, cutoffMilliHz: max(1_000_000_000 / p / divider[Int(reg(.CTRL8_XL) >> 5)], 1))
+            d = highPass.filter(a, periodMicros: p, cutoffMilliHz: max(1_000_000_000 / p / divider[Int(regs[.CTRL8_XL] >> 5)], 1))
         } else {
             guard let last = lastAccel else { return false }
             d = ((Int64(a.x - last.x) << 10) / 2, (Int64(a.y - last.y) << 10) / 2, (Int64(a.z - last.z) << 10) / 2)
         }
-        guard reg(.TAP_CFG2) & LSM6DSOSpec.INTERRUPTS_ENABLE != 0 else { return false }
-        let fine = reg(.WAKE_UP_DUR) & LSM6DSOSpec.WAKE_THS_W != 0
-        return HighPass.past(d, limitMilliG: Int64(reg(.WAKE_UP_THS) & 0x3F) * Int64(range.g) * 1000 / (fine ? 256 : 64))
+        guard regs[.TAP_CFG2] & LSM6DSOSpec.INTERRUPTS_ENABLE != 0 else { return false }
+        let fine = regs[.WAKE_UP_DUR] & LSM6DSOSpec.WAKE_THS_W != 0
+        return HighPass.past(d, limitMilliG: Int64(regs[.WAKE_UP_THS] & 0x3F) * Int64(range.g) * 1000 / (fine ? 256 : 64))
     }
 
     /// INT1's level, active high (CTRL3_C's H_LACTIVE 0): the FIFO at its watermark (INT1_CTRL's
     /// INT1_FIFO_TH), a reading not yet read (INT1_DRDY_XL), the wake-up (MD1_CFG's INT1_WU); a
     /// rise counted.
     func updatePin() {
-        let ctrl = reg(.INT1_CTRL)
-        let mark = Int(reg(.FIFO_CTRL1)) | Int(reg(.FIFO_CTRL2) & 1) << 8
+        let ctrl = regs[.INT1_CTRL]
+        let mark = Int(regs[.FIFO_CTRL1]) | Int(regs[.FIFO_CTRL2] & 1) << 8
         let high = (ctrl & LSM6DSOSpec.INT1_FIFO_TH != 0 && fifoOn && mark > 0 && fifo.count >= mark)
             || (ctrl & LSM6DSOSpec.INT1_DRDY_XL != 0 && unread)
-            || (reg(.MD1_CFG) & LSM6DSOSpec.INT1_WU != 0 && wakeUp)
-        if high && !interruptHigh { interruptRises += 1 }
-        interruptHigh = high
-    }
-
-    public func interruptEdges(by now: Int64) -> Int {
-        advance(to: now)
-        return interruptRises
+            || (regs[.MD1_CFG] & LSM6DSOSpec.INT1_WU != 0 && wakeUp)
+        int1.drive(high)
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
 
     func next(after r: UInt8) -> UInt8 { autoIncrement ? r &+ 1 : r }
 
-
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
-        guard Int(r) < regs.count else { return }
+        guard regs.holds(r) else { return }
         switch LSM6DSORegister(rawValue: r) {
         case .WHO_AM_I, .STATUS_REG, .FIFO_STATUS1, .FIFO_STATUS2, .FIFO_DATA_OUT_TAG, .WAKE_UP_SRC:
             return
@@ -166,10 +157,10 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
                 return
             }
             if v & LSM6DSOCTRL3.BOOT.rawValue != 0 { bootDoneAt = now + bootMicros }
-            regs[Int(r)] = v & ~(LSM6DSOCTRL3.SW_RESET.rawValue | LSM6DSOCTRL3.BOOT.rawValue)
+            regs[address: r] = v & ~(LSM6DSOCTRL3.SW_RESET.rawValue | LSM6DSOCTRL3.BOOT.rawValue)
         case .CTRL1_XL:
             let wasOn = periodMicros != nil
-            regs[Int(r)] = v
+            regs[address: r] = v
             if !wasOn, let p = periodMicros { tap.start(now: now, period: p) }
         case .FIFO_CTRL4:
             if v & 0x07 == LSM6DSOFIFOMode.bypass.rawValue {
@@ -177,10 +168,10 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
                 overrunLatched = false
                 overrunNow = false
             }
-            regs[Int(r)] = v
+            regs[address: r] = v
         default:
             if (0x20...0x2D).contains(r) || (0x78...0x7E).contains(r) { return }
-            regs[Int(r)] = v
+            regs[address: r] = v
         }
     }
 
@@ -207,10 +198,10 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     }
 
     func load(_ r: UInt8, now: Int64) -> UInt8 {
-        guard Int(r) < regs.count else { return 0 }
+        guard regs.holds(r) else { return 0 }
         switch LSM6DSORegister(rawValue: r) {
         case .CTRL3_C:
-            return regs[Int(r)] | (now < resetDoneAt ? LSM6DSOCTRL3.SW_RESET.rawValue : 0) | (now < bootDoneAt ? LSM6DSOCTRL3.BOOT.rawValue : 0)
+            return regs[address: r] | (now < resetDoneAt ? LSM6DSOCTRL3.SW_RESET.rawValue : 0) | (now < bootDoneAt ? LSM6DSOCTRL3.BOOT.rawValue : 0)
         case .FIFO_STATUS1:
             return UInt8(fifo.count & 0xFF)
         case .FIFO_STATUS2:
@@ -218,14 +209,14 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
             if overrunNow { s.insert(.FIFO_OVR_IA) }
             if overrunLatched { s.insert(.FIFO_OVR_LATCHED) }
             if fifo.count == LSM6DSOSpec.fifoWords { s.insert(.FIFO_FULL_IA) }
-            let mark = Int(reg(.FIFO_CTRL1)) | Int(reg(.FIFO_CTRL2) & 1) << 8
+            let mark = Int(regs[.FIFO_CTRL1]) | Int(regs[.FIFO_CTRL2] & 1) << 8
             if mark > 0 && fifo.count >= mark { s.insert(.FIFO_WTM_IA) }
             overrunLatched = false
             return s.rawValue | UInt8(fifo.count >> 8) & LSM6DSOFIFOStatus2.diffHighMask
         case .WAKE_UP_SRC:
             return wakeUp ? LSM6DSOSpec.WU_IA : 0
         default:
-            return regs[Int(r)]
+            return regs[address: r]
         }
     }
 
@@ -234,5 +225,5 @@ public final class SimLSM6DSO: SimulatedChip, RegisterWrites {
     /// Words in the FIFO.
     public var fifoWords: Int { fifo.count }
     /// A register's current value (for tests).
-    public func register(_ r: LSM6DSORegister) -> UInt8 { regs[Int(r.rawValue)] }
+    public func register(_ r: LSM6DSORegister) -> UInt8 { regs[r] }
 }

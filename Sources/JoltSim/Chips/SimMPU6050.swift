@@ -4,9 +4,9 @@ import JoltDrivers
 /// A register-level simulated MPU6050: power-on values, sleep, reset, ranges, the sample-rate
 /// divider, the data registers and the 1024-byte FIFO behave as the register map
 /// (RM-MPU-6000A-00) describes; readings come from a `MotionSource`.
-public final class SimMPU6050: SimulatedChip, RegisterWrites {
+public final class SimMPU6050: PinnedTwin, RegisterWrites {
     public static let chipInfo = MPU6050Sensor<SimBus>.info
-    var regs = [UInt8](repeating: 0, count: 128)
+    var regs = RegisterFile<MPU6050Register>(count: 128)
     var pointer: UInt8 = 0
     var fifo = [UInt8](repeating: 0, count: MPU6050Spec.fifoSize)
     var fifoHead = 0
@@ -24,8 +24,8 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
     public var selfTestGainPercent: Int32 = 100
     /// The motion detector's high-pass filter.
     var motionFilter = HighPass()
-    /// INT's rising edges since power-on (a 50 µs pulse each, or a latched level's rise).
-    public private(set) var interruptRises = 0
+    /// INT: a 50 µs pulse each, or a latched level's rise.
+    var int1 = PinLevel()
     /// The factory trim it reads in SELF_TEST_X … _A: A_TEST 16 on every axis, 559 mg.
     static let aTest: UInt8 = 16
 
@@ -38,12 +38,12 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
     }
 
     public func powerOnReset(now: Int64) {
-        for i in regs.indices { regs[i] = 0 }
-        regs[Int(MPU6050Register.PWR_MGMT_1.rawValue)] = MPU6050Spec.powerOnPowerManagement1
-        regs[Int(MPU6050Register.WHO_AM_I.rawValue)] = whoAmI
-        for r in [MPU6050Register.SELF_TEST_X, .SELF_TEST_Y, .SELF_TEST_Z] { regs[Int(r.rawValue)] = (Self.aTest >> 2) << 5 }
+        regs.clear()
+        regs[.PWR_MGMT_1] = MPU6050Spec.powerOnPowerManagement1
+        regs[.WHO_AM_I] = whoAmI
+        for r in [MPU6050Register.SELF_TEST_X, .SELF_TEST_Y, .SELF_TEST_Z] { regs[r] = (Self.aTest >> 2) << 5 }
         let low = Self.aTest & 3
-        regs[Int(MPU6050Register.SELF_TEST_A.rawValue)] = low << 4 | low << 2 | low
+        regs[.SELF_TEST_A] = low << 4 | low << 2 | low
         fifoHead = 0
         fifoCount = 0
         awake = false
@@ -52,9 +52,9 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
 
     /// Sample period from SMPLRT_DIV and DLPF_CFG (8 kHz gyro rate when the filter is off).
     var periodMicros: Int64 {
-        let dlpf = regs[Int(MPU6050Register.CONFIG.rawValue)] & 0x07
+        let dlpf = regs[.CONFIG] & 0x07
         let base: Int64 = (dlpf == 0 || dlpf == 7) ? 125 : 1000
-        return base * (Int64(regs[Int(MPU6050Register.SMPLRT_DIV.rawValue)]) + 1)
+        return base * (Int64(regs[.SMPLRT_DIV]) + 1)
     }
 
     /// Produces every sample due by `now`.
@@ -67,11 +67,11 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
     /// Puts a sample in the data registers (and the FIFO, when it is on).
     func latch(_ sample: Sample) {
         // The self-test force pulls each axis whose XA/YA/ZA_ST bit is set by its factory trim.
-        let st = regs[Int(MPU6050Register.ACCEL_CONFIG.rawValue)] & MPU6050Spec.accelSelfTestBits
+        let st = regs[.ACCEL_CONFIG] & MPU6050Spec.accelSelfTestBits
         let trim = MPU6050Spec.factoryTrimMilliG[Int(Self.aTest) - 1]
         let last = selfTested(sample, on: st != 0, response: Vec3(st & 0x80 != 0 ? trim : 0, st & 0x40 != 0 ? trim : 0, st & 0x20 != 0 ? trim : 0))
-        let accelCounts = MPU6050AccelRange(rawValue: (regs[Int(MPU6050Register.ACCEL_CONFIG.rawValue)] >> 3) & 3)!.countsPerG
-        let gyroTenths = MPU6050GyroRange(rawValue: (regs[Int(MPU6050Register.GYRO_CONFIG.rawValue)] >> 3) & 3)!.tenthCountsPerDPS
+        let accelCounts = MPU6050AccelRange(rawValue: (regs[.ACCEL_CONFIG] >> 3) & 3)!.countsPerG
+        let gyroTenths = MPU6050GyroRange(rawValue: (regs[.GYRO_CONFIG] >> 3) & 3)!.tenthCountsPerDPS
         func counts(_ v: Int32, _ num: Int64, _ den: Int64) -> (UInt8, UInt8) {
             let c = Int64(Convert.scale(v, num, den))
             let u = UInt16(bitPattern: Int16(clamping: c))
@@ -87,12 +87,12 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
             let (h, l) = counts(v, gyroTenths, 10_000)
             data += [h, l]
         }
-        for (i, b) in data.enumerated() { regs[Int(MPU6050Register.ACCEL_XOUT_H.rawValue) + i] = b }
+        regs.fill(from: .ACCEL_XOUT_H, data)
         var raised: MPU6050Interrupt = .dataReady
         if detectMotion(last.accel) { raised.insert(.motion) }
         defer { signal(raised) }
-        let user = MPU6050UserControl(rawValue: regs[Int(MPU6050Register.USER_CTRL.rawValue)])
-        let en = MPU6050FIFOEnable(rawValue: regs[Int(MPU6050Register.FIFO_EN.rawValue)])
+        let user = MPU6050UserControl(rawValue: regs[.USER_CTRL])
+        let en = MPU6050FIFOEnable(rawValue: regs[.FIFO_EN])
         guard user.contains(.fifoEnable) else { return }
         var frame: [UInt8] = []
         if en.contains(.accel) { frame += data[0..<6] }
@@ -110,7 +110,7 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
             fifoHead = (fifoHead + 1) % cap
             fifoCount -= 1
             overflowedBytes += 1
-            if regs[Int(MPU6050Register.INT_STATUS.rawValue)] & MPU6050Interrupt.fifoOverflow.rawValue == 0 { signal(.fifoOverflow) }
+            if regs[.INT_STATUS] & MPU6050Interrupt.fifoOverflow.rawValue == 0 { signal(.fifoOverflow) }
         }
         fifo[(fifoHead + fifoCount) % cap] = b
         fifoCount += 1
@@ -128,7 +128,7 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
     /// keeps the reference it had) past MOT_THR (2 mg a count) on any axis. With the filter at
     /// reset its output is zero: never motion.
     func detectMotion(_ a: Vec3) -> Bool {
-        let code = regs[Int(MPU6050Register.ACCEL_CONFIG.rawValue)] & 0x07
+        let code = regs[.ACCEL_CONFIG] & 0x07
         let cutoffMilliHz: Int64
         switch MPU6050HighPass(rawValue: code) {
         case .hz5: cutoffMilliHz = 5000
@@ -141,43 +141,36 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
             return false
         }
         let d = motionFilter.filter(a, periodMicros: periodMicros, cutoffMilliHz: cutoffMilliHz)
-        return HighPass.past(d, limitMilliG: Int64(regs[Int(MPU6050Register.MOT_THR.rawValue)]) * Int64(MPU6050Spec.motionThresholdMilliGPerCount))
+        return HighPass.past(d, limitMilliG: Int64(regs[.MOT_THR]) * Int64(MPU6050Spec.motionThresholdMilliGPerCount))
     }
 
     /// Sets `raised` in INT_STATUS and drives INT for the enabled ones: a 50 µs pulse each time
     /// (LATCH_INT_EN 0), or a level held until INT_STATUS is read (1).
     func signal(_ raised: MPU6050Interrupt) {
-        let status = Int(MPU6050Register.INT_STATUS.rawValue)
-        let enabled = regs[Int(MPU6050Register.INT_ENABLE.rawValue)]
-        let latched = regs[Int(MPU6050Register.INT_PIN_CFG.rawValue)] & (1 << 5) != 0
-        let wasHigh = regs[status] & enabled != 0
-        regs[status] |= raised.rawValue
-        if raised.rawValue & enabled != 0 && !(latched && wasHigh) { interruptRises += 1 }
-    }
-
-    public func interruptEdges(by now: Int64) -> Int {
-        advance(to: now)
-        return interruptRises
+        let enabled = regs[.INT_ENABLE]
+        let latched = regs[.INT_PIN_CFG] & (1 << 5) != 0
+        let wasHigh = regs[.INT_STATUS] & enabled != 0
+        regs[.INT_STATUS] |= raised.rawValue
+        if raised.rawValue & enabled != 0 && !(latched && wasHigh) { int1.pulse() }
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, now: Int64) { takeWrite(bytes, now: now) }
 
     func next(after r: UInt8) -> UInt8 { r == MPU6050Register.FIFO_R_W.rawValue ? r : r &+ 1 }
 
-
     func store(_ r: UInt8, _ v: UInt8, now: Int64) {
-        guard Int(r) < regs.count else { return }
+        guard regs.holds(r) else { return }
         switch MPU6050Register(rawValue: r) {
         case .WHO_AM_I, .INT_STATUS, .FIFO_COUNTH, .FIFO_COUNTL, .SELF_TEST_X, .SELF_TEST_Y, .SELF_TEST_Z, .SELF_TEST_A:
             return   // read-only
         case .PWR_MGMT_1:
             if v & MPU6050Power.deviceReset.rawValue != 0 {
                 powerOnReset(now: now)
-                regs[Int(r)] = MPU6050Spec.powerOnPowerManagement1 | MPU6050Power.deviceReset.rawValue
+                regs[address: r] = MPU6050Spec.powerOnPowerManagement1 | MPU6050Power.deviceReset.rawValue
                 resetDoneAt = now + resetMicros
                 return
             }
-            regs[Int(r)] = v
+            regs[address: r] = v
             let wasAwake = awake
             awake = v & MPU6050Power.sleep.rawValue == 0
             if awake && !wasAwake { tap.start(now: now, period: periodMicros) }
@@ -186,18 +179,18 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
                 fifoHead = 0
                 fifoCount = 0
             }
-            regs[Int(r)] = v & ~MPU6050UserControl.fifoReset.rawValue   // FIFO_RESET clears itself
+            regs[address: r] = v & ~MPU6050UserControl.fifoReset.rawValue   // FIFO_RESET clears itself
         case .FIFO_R_W:
             push(v)
         default:
-            regs[Int(r)] = v
+            regs[address: r] = v
         }
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer, now: Int64) {
         advance(to: now)
         if resetDoneAt != 0 && now >= resetDoneAt {
-            regs[Int(MPU6050Register.PWR_MGMT_1.rawValue)] &= ~MPU6050Power.deviceReset.rawValue
+            regs[.PWR_MGMT_1] &= ~MPU6050Power.deviceReset.rawValue
             resetDoneAt = 0
         }
         for i in 0..<buffer.count {
@@ -212,16 +205,16 @@ public final class SimMPU6050: SimulatedChip, RegisterWrites {
         case .FIFO_COUNTH: return UInt8(fifoCount >> 8)
         case .FIFO_COUNTL: return UInt8(fifoCount & 0xFF)
         case .INT_STATUS:
-            let v = regs[Int(r)]
-            regs[Int(r)] = 0   // cleared on read
+            let v = regs[address: r]
+            regs[address: r] = 0   // cleared on read
             return v
         default:
-            return Int(r) < regs.count ? regs[Int(r)] : 0
+            return regs[address: r]
         }
     }
 
     /// Whether the chip is awake (measuring).
     public var isAwake: Bool { awake }
     /// A register's current value (for tests).
-    public func register(_ r: MPU6050Register) -> UInt8 { regs[Int(r.rawValue)] }
+    public func register(_ r: MPU6050Register) -> UInt8 { regs[r] }
 }

@@ -68,6 +68,65 @@ extension RegisterWrites {
     }
 }
 
+/// A twin's registers: a byte at each address of the chip's map, reached by the datasheet's
+/// name or by the address a bus transaction carries. An address past the map reads 0 and takes
+/// no write.
+struct RegisterFile<Register: DatasheetRegister> {
+    private var bytes: [UInt8]
+
+    init(count: Int) { bytes = [UInt8](repeating: 0, count: count) }
+
+    subscript(_ r: Register) -> UInt8 {
+        get { self[address: r.rawValue] }
+        set { self[address: r.rawValue] = newValue }
+    }
+
+    subscript(address a: UInt8) -> UInt8 {
+        get { holds(a) ? bytes[Int(a)] : 0 }
+        set { if holds(a) { bytes[Int(a)] = newValue } }
+    }
+
+    /// Whether `a` is in the map.
+    func holds(_ a: UInt8) -> Bool { Int(a) < bytes.count }
+
+    /// Every register 0, as a power-on starts before the chip's own values are set.
+    mutating func clear() { for i in bytes.indices { bytes[i] = 0 } }
+
+    /// `data` in the registers from `first` on (the data registers a sample fills).
+    mutating func fill(from first: Register, _ data: [UInt8]) {
+        for (i, b) in data.enumerated() { self[address: first.rawValue &+ UInt8(i)] = b }
+    }
+}
+
+/// A twin's INT1 pin: its level, and its rising edges since the twin was made, which is what the
+/// simulated board's INT line reads (`interruptEdges`).
+struct PinLevel {
+    private(set) var high = false
+    private(set) var rises = 0
+
+    /// Drives the pin to `level`; a rise is counted.
+    mutating func drive(_ level: Bool) {
+        if level && !high { rises += 1 }
+        high = level
+    }
+
+    /// A pulse too short to hold a level (the MPU6050's 50 µs INT pulse): a rise.
+    mutating func pulse() { rises += 1 }
+}
+
+/// A twin that simulates its INT1 pin: its edges are its pin's, the chip caught up to `now`.
+protocol PinnedTwin: SimulatedChip {
+    var int1: PinLevel { get }
+    func advance(to now: Int64)
+}
+
+extension PinnedTwin {
+    public func interruptEdges(by now: Int64) -> Int {
+        advance(to: now)
+        return int1.rises
+    }
+}
+
 /// A first-order high-pass filter, as the chips' motion and wake-up engines run one: each
 /// reading's difference from a base that follows the readings with the time constant of the
 /// cutoff, in mg × 1024. The first reading after a reset is the base (a difference of zero).
