@@ -31,7 +31,9 @@ package final class ActionEngine {
     /// so that a `jolt` it runs finds the same board.
     package let boardFile: String
     package let log: Logger
-    package var players: [String: PatternPlayer] = [:]
+    /// What each output plays, phase by phase (a count of beeps is the message); the alarm's
+    /// cadence keeps time instead, read off the clock.
+    package var players: [String: SteppedPattern] = [:]
     package var alarmPlayer: PatternPlayer?
     package var levels: [String: Bool] = [:]
     package var failedLines: Set<String> = []
@@ -59,7 +61,7 @@ package final class ActionEngine {
                 case .stdout:
                     printer?.print(record)
                 case .output(let name, let pattern):
-                    players[name] = PatternPlayer(pattern: pattern, start: now)
+                    players[name] = SteppedPattern(pattern: pattern, start: now)
                 case .command(let argv, let timeout):
                     start(argv, record: record, timeout: timeout, now: now)
                 }
@@ -67,7 +69,7 @@ package final class ActionEngine {
         case .alarm(let sounding):
             alarmPlayer = sounding ? PatternPlayer(pattern: alarmPattern, start: now) : nil
         case .manual(let name, let pattern):
-            players[name] = pattern.map { PatternPlayer(pattern: $0, start: now) }
+            players[name] = pattern.map { SteppedPattern(pattern: $0, start: now) }
         }
         tick(now: now)
     }
@@ -75,10 +77,8 @@ package final class ActionEngine {
     /// The level each output should have now.
     package func desired(_ name: String, now: Int64) -> Bool {
         if name == alarmOutput, let a = alarmPlayer { return a.level(at: now) ?? false }
-        if let p = players[name] {
-            if let l = p.level(at: now) { return l }
-            players[name] = nil
-        }
+        if let l = players[name]?.level(at: now) { return l }
+        players[name] = nil
         return false
     }
 
@@ -104,7 +104,7 @@ package final class ActionEngine {
     package func nextDeadline(now: Int64) -> Int64? {
         var next: Int64?
         func take(_ t: Int64) { next = min(next ?? t, t) }
-        for (name, p) in players where !(name == alarmOutput && alarmPlayer != nil) && p.pattern != .steady { take(p.nextEdge(after: now)) }
+        for (name, p) in players where !(name == alarmOutput && alarmPlayer != nil) && p.player.pattern != .steady { take(p.phaseEnd) }
         if let a = alarmPlayer { take(a.nextEdge(after: now)) }
         for c in children { take(c.killedAt.map { $0 + 1_000_000 } ?? c.deadline) }
         if !failedLines.isEmpty { take(now + 1_000_000) }

@@ -137,3 +137,35 @@ package struct PatternPlayer: Equatable {
         }
     }
 }
+
+/// A pattern played by a thread that wakes when it can (the action thread): one phase after
+/// another, each held its full length from when its level was set, as `PatternPlayer.play`
+/// does. A wake-up later than a phase's end moves on to the next phase only, so a late thread
+/// stretches the pattern and never skips an edge: two chirps stay two, however busy the Pi.
+package struct SteppedPattern: Equatable {
+    package let player: PatternPlayer
+    /// The pattern's time of the phase being played, and when its level was set (µs).
+    package private(set) var phase: Int64
+    package private(set) var setAt: Int64
+
+    package init(pattern: Pattern, start: Int64) {
+        player = PatternPlayer(pattern: pattern, start: start)
+        phase = start
+        setAt = start
+    }
+
+    /// When the phase being played ends: its length after its level was set.
+    package var phaseEnd: Int64 {
+        player.pattern == .steady ? .max : setAt + (player.nextEdge(after: phase) - phase)
+    }
+
+    /// The level at `now`, moved on to the next phase when this one has been held its length;
+    /// nil once the pattern is over.
+    package mutating func level(at now: Int64) -> Bool? {
+        if now >= phaseEnd {
+            phase = player.nextEdge(after: phase)
+            setAt = now
+        }
+        return player.level(at: phase)
+    }
+}

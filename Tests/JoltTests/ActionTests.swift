@@ -110,6 +110,41 @@ struct ActionTests {
         #expect(sets.map(\.active) == [true] && waits == 4)
     }
 
+    @Test("two chirps on an action thread woken 300 ms late every time are two chirps, each phase its full length from when it was set")
+    func chirpsSurviveALateThread() {
+        let buzzer = SimOutput(name: "buzzer", spec: LineSpec(name: "GPIO17"))
+        let e = ActionEngine(outputs: ["buzzer": buzzer], alarmOutput: "buzzer", alarmPattern: .cadence(on: 500, off: 500), printer: nil, boardName: "t")
+        var now: Int64 = 0
+        var sets: [(t: Int64, active: Bool)] = []
+        var last = false
+        func record() {
+            if buzzer.isActive != last { sets.append((now, buzzer.isActive)); last = buzzer.isActive }
+        }
+        e.handle(.manual(output: "buzzer", Chirp.twice), now: now)
+        record()
+        // The thread wakes at each deadline the engine asks for, 300 ms late: more than a chirp
+        // (80 ms) and its gap (120 ms) together.
+        while let next = e.nextDeadline(now: now), sets.count < 10 {
+            now = max(next, now) + 300_000
+            e.tick(now: now)
+            record()
+        }
+        #expect(sets.map(\.active) == [true, false, true, false], "\(sets)")
+        #expect(e.nextDeadline(now: now) == nil, "the pattern is over")
+        for (a, b) in zip(sets, sets.dropFirst()) { #expect(b.t - a.t >= 80_000, "a phase of \(b.t - a.t) µs") }
+        // On time, the same two chirps at the pattern's own edges.
+        now = 10_000_000
+        sets = []
+        e.handle(.manual(output: "buzzer", Chirp.twice), now: now)
+        record()
+        while let next = e.nextDeadline(now: now) {
+            now = next
+            e.tick(now: now)
+            record()
+        }
+        #expect(sets.map { $0.t - 10_000_000 } == [0, 80_000, 200_000, 280_000], "\(sets)")
+    }
+
     @Test("a pulse drives the line active, then inactive when it ends; shutdown sets it inactive again and releases it")
     func pulse() {
         let line = MockLine([true, false, false, nil])
