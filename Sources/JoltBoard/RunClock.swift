@@ -28,21 +28,24 @@ package protocol SimulatedWorld: AnyObject {
 /// The clock a run follows: the monotonic clock (real time), or the simulated clock jumped from
 /// deadline to deadline (`--fast`, simulated boards only). Times are µs since the run started.
 package final class RunClock {
-    /// Whether time is simulated and jumps instead of passing.
-    package let virtual: Bool
     package let sim: SimulatedWorld?
+    /// The simulated world whose time jumps instead of passing (`--fast`); nil in real time.
+    private let jumping: SimulatedWorld?
     package let start = Sys.monotonicMicros()
     /// A descriptor that ends a real-time delay early when readable (the run's signals).
     package var interrupt: Int32?
 
     package init(virtual: Bool, sim: SimulatedWorld?) {
-        self.virtual = virtual && sim != nil
         self.sim = sim
+        jumping = virtual ? sim : nil
     }
+
+    /// Whether time is simulated and jumps instead of passing.
+    package var virtual: Bool { jumping != nil }
 
     /// Now, µs since the start. In real time the simulated world is brought up to now too.
     package var now: Int64 {
-        if virtual { return sim!.now }
+        if let w = jumping { return w.now }
         let t = Sys.monotonicMicros() - start
         sim?.now = t
         return t
@@ -61,7 +64,7 @@ package final class RunClock {
     /// Lets time pass until `deadline` or until one of `fds` is readable (`revents` says which).
     /// Simulated time jumps to the deadline, and takes what is readable then.
     package func wait(_ fds: inout [pollfd], until deadline: Int64) {
-        if virtual {
+        if jumping != nil {
             advance(to: deadline)
             _ = try? Sys.poll(&fds, timeoutMicros: 0)
             return
@@ -76,8 +79,8 @@ package final class RunClock {
 
     /// Lets time pass until `t` (virtual: jumps there).
     package func advance(to t: Int64) {
-        if virtual {
-            if t > sim!.now { sim!.now = t }
+        if let w = jumping {
+            if t > w.now { w.now = t }
         } else {
             Sys.sleep(micros: t - now)
             _ = now
