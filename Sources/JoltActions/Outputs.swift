@@ -105,19 +105,15 @@ package struct PatternPlayer: Equatable {
     /// beeps whose gap the process slept through). A steady level has no next edge: a wait that
     /// ends with no signal waits again.
     package func play(set: (Bool) throws(JoltError) -> Void, wait: (Int64?) -> Bool) throws(JoltError) {
-        var t = start, current: Bool?
-        while let want = level(at: t) {
+        var steps = SteppedPattern(pattern: pattern, start: start), now = start, current: Bool?
+        while let want = steps.level(at: now) {
             if want != current {
                 try set(want)
                 current = want
             }
-            if pattern == .steady {
-                guard wait(nil) else { return }
-                continue
-            }
-            let next = nextEdge(after: t)
-            guard wait(next - t) else { return }
-            t = next
+            let end = steps.phaseEnd
+            guard wait(end == .max ? nil : end - now) else { return }
+            if end != .max { now = end }
         }
     }
 
@@ -138,9 +134,9 @@ package struct PatternPlayer: Equatable {
     }
 }
 
-/// A pattern played by a thread that wakes when it can (the action thread): one phase after
-/// another, each held its full length from when its level was set, as `PatternPlayer.play`
-/// does. A wake-up later than a phase's end moves on to the next phase only, so a late thread
+/// A pattern played by a thread that wakes when it can (the action thread, and `jolt output`
+/// through `PatternPlayer.play`): one phase after another, each held its full length from when
+/// its level was set. A wake-up later than a phase's end moves on to the next phase only, so a late thread
 /// stretches the pattern and never skips an edge: two chirps stay two, however busy the Pi.
 package struct SteppedPattern: Equatable {
     package let player: PatternPlayer
