@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JoltConfig
 import JoltCore
 import JoltJSON
 import JoltSupport
@@ -179,10 +180,10 @@ public struct TriggerMargin: Equatable, Sendable {
         switch reason.kind {
         case .moved:
             guard let v = reason.speedMMs else { return nil }
-            self.init(hundredths: ratio(v, Int(d.tamper.moveSpeedMMs)), setting: "move_mm_s", limit: "\(d.tamper.moveSpeedMMs) mm/s")
+            self.init(hundredths: ratio(v, Int(d.tamper.moveSpeedMMs)), setting: DetectionKeys.moveSpeed.name, limit: "\(d.tamper.moveSpeedMMs) mm/s")
         case .tilt:
             guard let v = reason.deciDegrees else { return nil }
-            self.init(hundredths: ratio(v, Int(d.tamper.tiltDeci)), setting: "tilt_deg", limit: deci(Int(d.tamper.tiltDeci)))
+            self.init(hundredths: ratio(v, Int(d.tamper.tiltDeci)), setting: DetectionKeys.tilt.name, limit: deci(Int(d.tamper.tiltDeci)))
         case .tilting:
             guard let v = reason.deciDegrees else { return nil }
             let start = TriggerReason.deci(atan2(Double(Movement.turnMilliG), 1000))
@@ -190,7 +191,7 @@ public struct TriggerMargin: Equatable, Sendable {
         case .shake:
             guard let p = reason.peakMilliG else { return nil }
             // The service runs Jolt's own shake detector: its peak against its threshold.
-            self.init(hundredths: ratio(Int(p), Int(d.shake.thresholdMilliG)), setting: "threshold_g", limit: EventRecord.g(d.shake.thresholdMilliG) + " g")
+            self.init(hundredths: ratio(Int(p), Int(d.shake.thresholdMilliG)), setting: DetectionKeys.shakeThreshold.name, limit: EventRecord.g(d.shake.thresholdMilliG) + " g")
         case .sensor:
             guard let ms = reason.millis, a.sensorLostMillis > 0 else { return nil }
             self.init(hundredths: ratio(ms, Int(a.sensorLostMillis)), setting: "sensor_lost_ms", limit: "\(a.sensorLostMillis) ms")

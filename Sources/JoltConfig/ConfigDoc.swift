@@ -19,24 +19,32 @@ package enum ConfigDoc {
         package let meaning: String
     }
 
-    /// Profiles that, between them, hold every key the loader knows (values valid on any machine).
-    package static let samples: [String] = [
+    /// Profiles that, between them, hold every key the loader knows (values valid on any machine);
+    /// the first's `detection` section is `sampleDetection`.
+    package static var samples: [String] {
+        [rawSamples[0].replacing("DETECTION", with: sampleDetection)] + rawSamples.dropFirst()
+    }
+
+    /// The `detection` section with every key: each number at the medium preset's value.
+    static var sampleDetection: String {
+        let d = DetectionSettings(sensitivity: .medium, rateMilliHz: 100_000, gyro: true)
+        func numbers(_ section: String) -> String {
+            let keys = DetectionKeys.all.filter { $0.section == section }
+            return keys.map { k in "\"\(k.name)\": " + k.text(d[keyPath: k.field]) }.joined(separator: ", ")
+        }
+        return #"{"sensitivity": "medium", "# + numbers("")
+            + #", "shake": {"algorithm": "jolt", "# + numbers("shake")
+            + #"}, "flip": {"algorithm": "jolt", "# + numbers("flip")
+            + #"}, "tamper": {"# + numbers("tamper") + #", "motion_g": 0.12, "motion_ms": 300}}"#
+    }
+
+    static let rawSamples: [String] = [
         #"""
         {"name": "every key", "description": "d", "bus": "/dev/i2c-1", "chip": "auto", "address": "0x68",
          "rate_hz": 100, "accel_range_g": 4, "gyro_range_dps": 500, "fifo": true, "fifo_poll_ms": 200,
          "int": {"line": "GPIO4", "active": "high", "bias": "none", "motion_mg": 64},
          "mount": {"x": "+x", "y": "+y", "z": "+z"}, "offsets": {"accel_g": [0, 0, 0], "gyro_dps": [0, 0, 0]},
-         "detection": {"sensitivity": "medium", "gravity_tau_ms": 500,
-           "shake": {"algorithm": "jolt", "threshold_g": 0.7, "strong_g": 1.2, "hysteresis_g": 0.3, "min_lobes": 3,
-             "min_half_period_ms": 40, "max_half_period_ms": 320, "max_half_period_ratio": 2, "quiet_ms": 400,
-             "quiet_before_ms": 600, "calm_pair": 0.83, "opposition": 0.75, "fill": 0.4, "clipped_opposition": 0.4, "refractory_ms": 1000,
-             "max_duration_ms": 4000, "axis_threshold_g": 2.45, "lowpass_factor": 0.1, "lowpass_delta_g": 0.38,
-             "planar_g": 2.3, "window_g": 1.326, "window_min_ms": 250},
-           "flip": {"algorithm": "jolt", "face_down_angle_deg": 35, "release_angle_deg": 60, "still_g": 0.06,
-             "still_rate_dps": 20, "hold_ms": 300, "flip_window_ms": 3000, "release_ms": 100,
-             "phone_gravity_z_g": 0.85, "phone_rate_dps": 200},
-           "tamper": {"tilt_deg": 10, "move_mm_s": 20, "move_ms": 120, "motion_g": 0.12, "motion_ms": 300,
-             "holdoff_ms": 2000}},
+         "detection": DETECTION,
          "sim": {"chip": "mpu6050", "motion": "demo", "trace": "t.csv", "loop": false, "at_end": "exit",
            "accel_bias_g": [0, 0, 0], "gyro_bias_dps": [0, 0, 0], "self_test": "pass", "faults": [{"kind": "unplug", "at_s": 5, "for_s": 3}]},
          "outputs": {"NAME": {"line": "GPIO17", "active": "high"}},
@@ -67,8 +75,6 @@ package enum ConfigDoc {
     }
 
     package static func milli(_ v: Int32) -> String { ObjectReader.clean(TraceWriter.decimal(Int64(v), places: 3, trim: true)) }
-    package static func deci(_ v: Int32) -> String { ObjectReader.clean(TraceWriter.decimal(Int64(v), places: 1, trim: true)) }
-    package static func percent(_ v: Int32) -> String { ObjectReader.clean(TraceWriter.decimal(Int64(v), places: 2, trim: true)) }
 
     package static var keys: [Key] { boardKeys + detectionKeys + simulationKeys + lineKeys + alarmKeys + mqttKeys }
 
@@ -118,52 +124,20 @@ package enum ConfigDoc {
         ]
     }
 
+    /// The section's objects and choices here; its numbers from `DetectionKeys`, each with the
+    /// preset's default.
     package static var detectionKeys: [Key] {
-        return [
+        let numbers = DetectionKeys.all.map { k in Key(path: k.path, defaultValue: preset { k.text($0[keyPath: k.field]) }, meaning: k.meaning) }
+        return numbers + [
             Key(path: "detection", defaultValue: "the medium preset", meaning: "How the detectors are tuned. Every number below has a default from the preset; a number given here overrides it."),
             Key(path: "detection.sensitivity", defaultValue: "\"medium\"", meaning: "The preset: `low` (fewer false alarms, firmer motion needed), `medium`, `high` (gentler motion, more false alarms). `--sensitivity` on the command line overrides it."),
-            Key(path: "detection.gravity_tau_ms", defaultValue: "500", meaning: "Time constant of the gravity estimate the detectors share."),
             Key(path: "detection.shake", defaultValue: "", meaning: "Jolt's shake detector (alternating lobes of dynamic acceleration), and the phone algorithms kept for comparison."),
             Key(path: "detection.shake.algorithm", defaultValue: "\"jolt\"", meaning: "`jolt`, or a phone algorithm kept for comparison: `threshold` (per axis past 2.45 g), `lowpass`, `planar` (x-y magnitude), `window`. Only `jolt replay`, `plot` and `eval` run a phone algorithm; `jolt run`, `watch` and `record` refuse a profile that names one."),
-            Key(path: "detection.shake.threshold_g", defaultValue: preset { milli($0.shake.thresholdMilliG) }, meaning: "A lobe of dynamic acceleration (gravity removed) counts when its peak reaches this."),
-            Key(path: "detection.shake.strong_g", defaultValue: preset { milli($0.shake.strongMilliG) }, meaning: "Two opposite lobes in a row both past this make a shake at once; gentler ones need `min_lobes`. Neither applies to a shake from rest (nothing past `hysteresis_g` for `quiet_before_ms`) whose second lobe comes within 200 ms at `calm_pair` of the first's peak, when that is on (`high`): that is a shake at its second lobe."),
-            Key(path: "detection.shake.hysteresis_g", defaultValue: preset { milli($0.shake.hysteresisMilliG) }, meaning: "A lobe ends when the level falls below this; below threshold_g."),
-            Key(path: "detection.shake.min_lobes", defaultValue: preset { "\($0.shake.minLobes)" }, meaning: "Alternating lobes in a row that make a shake when they are not strong (`strong_g`); a quick pair from rest is one sooner (see `strong_g`)."),
-            Key(path: "detection.shake.min_half_period_ms", defaultValue: preset { "\($0.shake.minHalfPeriodMillis)" }, meaning: "Shortest time between lobes (a knock rings faster)."),
-            Key(path: "detection.shake.max_half_period_ms", defaultValue: preset { "\($0.shake.maxHalfPeriodMillis)" }, meaning: "Longest time between lobes (a stride is slower)."),
-            Key(path: "detection.shake.max_half_period_ratio", defaultValue: preset { percent($0.shake.maxHalfPeriodRatioPercent) }, meaning: "How irregular the rhythm may be: the longest half period over the shortest."),
-            Key(path: "detection.shake.quiet_ms", defaultValue: preset { "\($0.shake.quietMillis)" }, meaning: "Quiet time that ends a shake."),
-            Key(path: "detection.shake.quiet_before_ms", defaultValue: preset { "\($0.shake.quietBeforeMillis)" }, meaning: "Quiet needed before a shake can begin (walking never gives it)."),
-            Key(path: "detection.shake.calm_pair", defaultValue: preset { percent($0.shake.calmPairPercent) }, meaning: "A shake from a still hand (nothing past `hysteresis_g` for `quiet_before_ms`) is recognised at its second lobe when that lobe comes within 200 ms of the first and reaches this share of its peak; 0 turns the rule off (`min_lobes`, or two `strong_g` lobes)."),
-            Key(path: "detection.shake.opposition", defaultValue: preset { percent($0.shake.oppositionPercent) }, meaning: "How opposed successive lobes must be (1: exactly back and forth)."),
-            Key(path: "detection.shake.fill", defaultValue: preset { percent($0.shake.fillPercent) }, meaning: "How much of the time between lobes must be above the hysteresis level."),
-            Key(path: "detection.shake.clipped_opposition", defaultValue: preset { percent($0.shake.clippedOppositionPercent) }, meaning: "The opposition required when the chip clips at its full scale."),
-            Key(path: "detection.shake.refractory_ms", defaultValue: preset { "\($0.shake.refractoryMillis)" }, meaning: "After a shake ends, no new one for this long (the phone algorithms use it too)."),
-            Key(path: "detection.shake.max_duration_ms", defaultValue: preset { "\($0.shake.maxDurationMillis)" }, meaning: "A shake longer than this is cancelled (a machine vibrating, not a hand)."),
-            Key(path: "detection.shake.axis_threshold_g", defaultValue: preset { milli($0.phoneShake.axisThresholdMilliG) }, meaning: "`threshold` algorithm: the per-axis level."),
-            Key(path: "detection.shake.lowpass_factor", defaultValue: preset { ObjectReader.clean(TraceWriter.decimal(Int64($0.phoneShake.lowpassFactorPerMille), places: 3, trim: true)) }, meaning: "`lowpass` algorithm: the filter factor at 60 Hz."),
-            Key(path: "detection.shake.lowpass_delta_g", defaultValue: preset { milli($0.phoneShake.lowpassDeltaMilliG) }, meaning: "`lowpass` algorithm: the change that counts."),
-            Key(path: "detection.shake.planar_g", defaultValue: preset { milli($0.phoneShake.planarMilliG) }, meaning: "`planar` algorithm: the x-y magnitude that counts."),
-            Key(path: "detection.shake.window_g", defaultValue: preset { milli($0.phoneShake.windowMilliG) }, meaning: "`window` algorithm: the magnitude that counts."),
-            Key(path: "detection.shake.window_min_ms", defaultValue: preset { "\($0.phoneShake.windowMinMillis)" }, meaning: "`window` algorithm: how long it must last."),
             Key(path: "detection.flip", defaultValue: "", meaning: "Jolt's flip detector (turned over, then settled face down), and the phone rule."),
             Key(path: "detection.flip.algorithm", defaultValue: "\"jolt\"", meaning: "`jolt`, or (kept for comparison: replay, plot and eval only, as for the shake) `phone` (gravity z past 0.85 g plus rotation rate) or `android`."),
-            Key(path: "detection.flip.face_down_angle_deg", defaultValue: preset { deci($0.flip.faceDownAngleDeci) }, meaning: "Within this angle of straight down counts as face down."),
-            Key(path: "detection.flip.release_angle_deg", defaultValue: preset { deci($0.flip.releaseAngleDeci) }, meaning: "Past this angle from straight down counts as face up again; above face_down_angle_deg."),
-            Key(path: "detection.flip.still_g", defaultValue: preset { milli($0.flip.stillMilliG) }, meaning: "Still: every axis keeps within a band twice this wide, and the line fitted through its readings drifts by less than half this over the spell."),
-            Key(path: "detection.flip.still_rate_dps", defaultValue: preset { milli($0.flip.stillRateMdps) }, meaning: "Rotation rate below this counts as still."),
-            Key(path: "detection.flip.hold_ms", defaultValue: preset { "\($0.flip.holdMillis)" }, meaning: "How long it must lie still face down."),
-            Key(path: "detection.flip.flip_window_ms", defaultValue: preset { "\($0.flip.flipWindowMillis)" }, meaning: "The turn over must have happened within this long before settling."),
-            Key(path: "detection.flip.release_ms", defaultValue: preset { "\($0.flip.releaseMillis)" }, meaning: "How long past the release angle before `face_up`."),
-            Key(path: "detection.flip.phone_gravity_z_g", defaultValue: preset { milli($0.phoneFlip.gravityZMilliG) }, meaning: "`phone` rule: gravity z past this (negative, face down)."),
-            Key(path: "detection.flip.phone_rate_dps", defaultValue: preset { milli($0.phoneFlip.rateMdps) }, meaning: "`phone` rule: the rotation rate that counts as turning."),
             Key(path: "detection.tamper", defaultValue: "", meaning: "The tamper detector of the theft alarm: moved or tilted from where it was armed. It only runs while the alarm is armed."),
-            Key(path: "detection.tamper.tilt_deg", defaultValue: preset { deci($0.tamper.tiltDeci) }, meaning: "Tilt from the armed orientation that counts as tamper."),
-            Key(path: "detection.tamper.move_mm_s", defaultValue: preset { "\($0.tamper.moveSpeedMMs)" }, meaning: "The speed, measured by integrating the acceleration, that counts as the kiosk moving (a tap's comes back to zero within tens of milliseconds)."),
-            Key(path: "detection.tamper.move_ms", defaultValue: preset { "\($0.tamper.moveMillis)" }, meaning: "How long the kiosk must keep moving the same way: a slide or a lift does, a ringing counter does not."),
             Key(path: "detection.tamper.motion_g", defaultValue: "", meaning: "No longer used: the motion meter it set is replaced by `move_mm_s` and `move_ms`. A profile that names it still loads, with a warning."),
             Key(path: "detection.tamper.motion_ms", defaultValue: "", meaning: "No longer used, as `motion_g`."),
-            Key(path: "detection.tamper.holdoff_ms", defaultValue: preset { "\($0.tamper.holdoffMillis)" }, meaning: "After a tamper event, the next one is held off this long."),
         ]
     }
 

@@ -8,6 +8,7 @@ import JoltBuildInfo
 @testable import JoltBoard
 @testable import JoltRun
 @testable import JoltSimBoard
+import JoltCore
 import JoltTestSupport
 import Synchronization
 import Testing
@@ -203,6 +204,34 @@ struct ConfigDocTests {
             try SchemaRecorder.$current.withValue(r) { _ = try BoardProfile.load(path: packageRoot + "/boards/" + board) }
             #expect(Set(r.order).subtracting(described).sorted() == [], "\(board)")
         }
+    }
+
+    @Test("each number of the detection section loads as its declaration says: a value in range sets its setting, one past the range is refused by its path")
+    func detectionKeys() throws {
+        let medium = DetectionSettings(sensitivity: .medium, rateMilliHz: 100_000, gyro: true)
+        for k in DetectionKeys.all {
+            func load(_ value: Int64) throws(JoltError) -> DetectionSettings {
+                let text = k.text(Int32(value)), member = "\"\(k.name)\": \(text)"
+                let section = k.section.isEmpty ? member : "\"\(k.section)\": {\(member)}"
+                return try BoardProfile.parse(Array("{\"detection\": {\(section)}}".utf8), file: "p.json").detection
+            }
+            // Next to the preset's value: in range, and clear of the checks between keys.
+            let def = Int64(medium[keyPath: k.field])
+            let v = k.range.contains(def + 1) ? def + 1 : def - 1
+            var want = medium
+            k.set(Int32(v), in: &want)
+            #expect(want[keyPath: k.field] == Int32(v) && want != medium, "\(k.path)")
+            #expect(try load(v) == want, "\(k.path): its setting, and no other")
+            for outside in [k.range.lowerBound - 1, k.range.upperBound + 1] {
+                let e = #expect(throws: JoltError.self, "\(k.path) = \(outside)") { try load(outside) }
+                #expect(e?.message.contains(k.path) == true, "\(e?.message ?? "")")
+            }
+        }
+        // A companion moves with it: strong_g follows a threshold raised past it.
+        let raised = try BoardProfile.parse(Array(#"{"detection": {"shake": {"threshold_g": 2}}}"#.utf8), file: "p.json").detection
+        #expect(raised.shake.strongMilliG == 2000)
+        let both = try BoardProfile.parse(Array(#"{"detection": {"shake": {"threshold_g": 2, "strong_g": 3}}}"#.utf8), file: "p.json").detection
+        #expect(both.shake.strongMilliG == 3000)
     }
 
     @Test("docs/config.md is what jolt help --config prints (regenerate: .build/debug/jolt help --config > docs/config.md)")

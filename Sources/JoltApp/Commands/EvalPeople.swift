@@ -1,3 +1,4 @@
+import JoltConfig
 import JoltCore
 import JoltCorpus
 
@@ -7,17 +8,18 @@ import JoltCorpus
 enum EvalPeople {
     /// A shake setting tuned on people: the values tried, the most sensitive first.
     struct Knob: Sendable {
-        let name: String
+        let setting: DetectionKey
         let values: [Int32]
         let text: @Sendable (Int32) -> String
-        let set: @Sendable (inout DetectionSettings, Int32) -> Void
+        var name: String { setting.section + "." + setting.name }
+        func set(_ s: inout DetectionSettings, _ v: Int32) { setting.set(v, in: &s) }
     }
 
     static let knobs: [Knob] = [
-        Knob(name: "shake.threshold_g", values: Array(stride(from: 400, through: 1000, by: 50)),
-             text: { EvalCommand.fmt(Double($0) / 1000, 2) + " g" }, set: { $0.shake.thresholdMilliG = $1 }),
-        Knob(name: "shake.calm_pair", values: [60, 70, 75, 80, 83, 86, 90, 95, 0],
-             text: { $0 == 0 ? "off" : EvalCommand.fmt(Double($0) / 100, 2) }, set: { $0.shake.calmPairPercent = $1 }),
+        Knob(setting: DetectionKeys.shakeThreshold, values: Array(stride(from: 400, through: 1000, by: 50)),
+             text: { EvalCommand.fmt(Double($0) / 1000, 2) + " g" }),
+        Knob(setting: DetectionKeys.calmPair, values: [60, 70, 75, 80, 83, 86, 90, 95, 0],
+             text: { $0 == 0 ? "off" : EvalCommand.fmt(Double($0) / 100, 2) }),
     ]
 
     /// The people the defaults were tuned and checked on (docs/detection.md): the wrist

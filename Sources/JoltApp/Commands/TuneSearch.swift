@@ -1,6 +1,7 @@
 import JoltActions
 import JoltBaselines
 import JoltBoard
+import JoltConfig
 import JoltCore
 import JoltEngine
 import JoltSupport
@@ -58,23 +59,26 @@ struct TuneHit: Equatable {
 /// A setting `jolt tune` measures: the larger it is, the less the site's life (and a theft)
 /// trips the rule it belongs to.
 struct TuneKnob {
-    let section: String
-    let key: String
+    /// The profile's key it tunes: its name, range and setting.
+    let setting: DetectionKey
     /// The reasons its rule gives when it fires.
     let kinds: [TriggerReason.Kind]
     /// Which alarm trigger its rule belongs to.
     let trigger: AlarmTriggers
-    /// In the unit it is kept in (mm/s, tenths of a degree, mg).
-    let range: ClosedRange<Int32>
-    /// Decimal places from that unit to the profile's (1 for degrees, 3 for g).
-    let places: Int
+    /// How a value is shown after its number: " mm/s", "°", " g".
     let unit: String
-    let get: @Sendable (DetectionSettings) -> Int32
-    let set: @Sendable (inout DetectionSettings, Int32) -> Void
     /// Puts the other rules of its detector out of the way, so that what fires is its own.
     let isolate: @Sendable (inout DetectionSettings) -> Void
 
+    var section: String { setting.section }
+    var key: String { setting.name }
     var name: String { section + "." + key }
+    /// Decimal places from the unit it is kept in (mm/s, tenths of a degree, mg) to the profile's.
+    var places: Int { setting.places }
+    /// In the unit it is kept in.
+    var range: ClosedRange<Int32> { Int32(setting.range.lowerBound)...Int32(setting.range.upperBound) }
+    func get(_ s: DetectionSettings) -> Int32 { s[keyPath: setting.field] }
+    func set(_ s: inout DetectionSettings, _ v: Int32) { setting.set(v, in: &s) }
 
     /// A value as the profile writes it: "20", "10.0", "1.8".
     func text(_ v: Int32) -> String { TraceWriter.decimal(Int64(v), places: places, trim: places == 3) }
@@ -82,19 +86,15 @@ struct TuneKnob {
     /// The smallest value it can take with `s`'s other settings (a shake threshold stays above
     /// its hysteresis).
     func lowest(_ s: DetectionSettings) -> Int32 {
-        key == "threshold_g" ? max(range.lowerBound, s.shake.hysteresisMilliG + 1) : range.lowerBound
+        key == DetectionKeys.shakeThreshold.name ? max(range.lowerBound, s.shake.hysteresisMilliG + 1) : range.lowerBound
     }
 
-    static let moveSpeed = TuneKnob(
-        section: "tamper", key: "move_mm_s", kinds: [.moved], trigger: .tamper, range: 5...1000, places: 0, unit: " mm/s",
-        get: { $0.tamper.moveSpeedMMs }, set: { $0.tamper.moveSpeedMMs = $1 }, isolate: { $0.tamper.tiltDeci = 900 })
-    static let tilt = TuneKnob(
-        section: "tamper", key: "tilt_deg", kinds: [.tilt], trigger: .tamper, range: 5...900, places: 1, unit: "°",
-        get: { $0.tamper.tiltDeci }, set: { $0.tamper.tiltDeci = $1 }, isolate: { $0.tamper.moveSpeedMMs = 1000 })
-    static let shakeThreshold = TuneKnob(
-        section: "shake", key: "threshold_g", kinds: [.shake], trigger: .shake, range: 50...16_000, places: 3, unit: " g",
-        get: { $0.shake.thresholdMilliG },
-        set: { $0.shake.thresholdMilliG = $1; $0.shake.strongMilliG = max($0.shake.strongMilliG, $1) }, isolate: { _ in })
+    static let moveSpeed = TuneKnob(setting: DetectionKeys.moveSpeed, kinds: [.moved], trigger: .tamper, unit: " mm/s",
+                                    isolate: { $0.tamper.tiltDeci = 900 })
+    static let tilt = TuneKnob(setting: DetectionKeys.tilt, kinds: [.tilt], trigger: .tamper, unit: "°",
+                               isolate: { $0.tamper.moveSpeedMMs = 1000 })
+    static let shakeThreshold = TuneKnob(setting: DetectionKeys.shakeThreshold, kinds: [.shake], trigger: .shake, unit: " g",
+                                         isolate: { _ in })
     static let all = [moveSpeed, tilt, shakeThreshold]
 }
 
