@@ -10,19 +10,6 @@ public protocol EngineClock: AnyObject {
     func delay(milliseconds: UInt32)
 }
 
-/// What the engine hands on, in stream order.
-public protocol EngineSink {
-    /// The chip has failed (once per fault): re-probing follows.
-    mutating func fault(_ reason: String, at t: Int64)
-    /// Samples were lost between `start` and `resume`; the detectors have been reset.
-    mutating func gap(_ gap: Gap)
-    /// One sample (board axes, offsets applied), what it raised, and the detectors after it, to
-    /// read. What the detectors must change before the next sample (the alarm armed or disarmed
-    /// the tamper detector) comes back as a message, which the engine applies: the detectors
-    /// belong to the engine alone.
-    mutating func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: borrowing D) -> DetectorChange?
-}
-
 /// A break in the data.
 public struct Gap: Equatable, Sendable {
     public enum Cause: Equatable, Sendable {
@@ -43,16 +30,24 @@ public struct Gap: Equatable, Sendable {
 
 /// What a step did.
 public enum Step: Equatable, Sendable {
-    /// Nothing read: not due yet, retrying, faulted or verifying a re-probe.
+    /// Nothing read: not due yet, retrying, or verifying a re-probe.
     case idle
-    /// A poll brought `frames` readings (possibly none), each fed through the detectors.
-    case polled(frames: Int)
+    /// The chip has failed (once per fault), at stream time `at`: re-probing follows.
+    case fault(String, at: Int64)
+    /// A poll brought `frames` readings (possibly none), to take through the detectors with
+    /// `next()`; after `gap`, when samples were lost before them (the detectors were reset).
+    case polled(frames: Int, gap: Gap?)
 }
 
 /// The one sampling engine: a clock, a sensor, the supervisor, the stream's timestamps, the
-/// mount, and a detector set — from a poll of the chip to events. `jolt run` drives it (and
+/// mount, and the detectors — from a poll of the chip to events. `jolt run` drives it (and
 /// through `run`, `record`, `watch` and `soak`), and `jolt calibrate` too. It knows nothing of
 /// simulation: a simulated chip is just another bus and another clock.
+///
+/// The detectors are the engine's: `step` polls the chip and says what happened (nothing, a
+/// fault, readings after a gap); `next` takes each reading through the detectors and hands the
+/// sample and its events to the caller, which alone passes them on (to the alarm, the records)
+/// and hands back by `apply` what the detectors must change before the next one.
 ///
 /// Time: sample `i` of the stream stands at `origin + i × period`. Lost samples advance `i`, so a
 /// gap stays a gap in every timestamp downstream.
@@ -60,6 +55,8 @@ public final class SamplingEngine {
     public let sensor: ChipSensor
     let clock: EngineClock
     public var mount: Mount
+    /// Jolt's detectors, fed every reading; changed only through `apply` and `restart`.
+    public private(set) var detectors: DefaultDetectors
     public private(set) var supervisor: ChipSupervisor
     public let periodMicros: Int64
     /// How often the chip is read, µs: each sample, or the FIFO's drain interval.
@@ -71,11 +68,7 @@ public final class SamplingEngine {
     /// When data last came (the time the newest frame stands for), clock µs.
     public private(set) var lastData: Int64
     /// When the next poll is due, clock µs.
-    public var nextPoll: Int64
-    /// The source has said no more data will come (a played recording that ran out): an empty
-    /// poll is then its end, not a chip gone silent — with a drain interval past the
-    /// supervisor's silence limit (`fifo_poll_ms: 1000`), the last poll would otherwise fault.
-    public var sourceEnded = false
+    public private(set) var nextPoll: Int64
     /// Counts for the exit line and the benchmark.
     public private(set) var samples = 0
     public private(set) var overflows = 0
@@ -83,7 +76,11 @@ public final class SamplingEngine {
     public private(set) var skipped = 0
     /// Woken by the chip's INT pin (`useInterrupt`): how often, and for what.
     public private(set) var interrupts = InterruptCounts()
+    /// The last poll's readings, and how many of them `next` has taken through the detectors.
     var frames: [ChipSample] = []
+    var taken = 0
+    /// Whether the next poll waits to be scheduled until `next` has taken the last reading.
+    var unscheduled = false
     /// With the INT pin: how long to sleep after a drain that leaves the detectors at rest (the
     /// safety net for a lost edge; the chip's watermark or motion wakes the loop sooner), and
     /// after one that does not (something moved: drain often until it rests), µs. nil: polled.
@@ -95,11 +92,14 @@ public final class SamplingEngine {
     /// Without a FIFO, a longer pause between reads than this is a break in the data, µs.
     public static let stallMicros: Int64 = 250_000
 
-    /// An engine for a started `sensor`. `drainMillis`: how often a FIFO is read at most.
-    public init(sensor: ChipSensor, clock: EngineClock, mount: Mount, limits: ChipSupervisor.Limits = .init(), drainMillis: Int32, origin: Int64 = 0) {
+    /// An engine for a started `sensor`, its detectors set up with `detection`. `drainMillis`:
+    /// how often a FIFO is read at most.
+    public init(sensor: ChipSensor, clock: EngineClock, mount: Mount, detection: DetectionSettings, limits: ChipSupervisor.Limits = .init(),
+                drainMillis: Int32, origin: Int64 = 0) {
         self.sensor = sensor
         self.clock = clock
         self.mount = mount
+        detectors = DefaultDetectors(detection)
         self.origin = origin
         periodMicros = sensor.periodMicros
         intervalMicros = Self.interval(sensor: sensor, drainMillis: drainMillis)
@@ -164,15 +164,20 @@ public final class SamplingEngine {
     /// Stream time covered so far, µs.
     public var streamMicros: Int64 { index * periodMicros }
 
-    /// Polls the chip if it is due at `now`, and feeds what came through `detectors` to `sink`.
-    /// Schedules the next poll (`nextPoll`).
-    public func step<D: SampleDetector, S: EngineSink>(now: Int64, detectors d: inout D, sink: inout S) -> Step {
+    /// Polls the chip if it is due at `now`, and says what came: take its readings with `next`
+    /// before the next step. `sourceEnded`: the source has said no more data will come (a played
+    /// recording that ran out), so an empty poll is its end, not a chip gone silent — with a
+    /// drain interval past the supervisor's silence limit (`fifo_poll_ms: 1000`), the last poll
+    /// would otherwise fault.
+    public func step(now: Int64, sourceEnded: Bool = false) -> Step {
+        precondition(!unscheduled, "every reading of a poll is taken (next()) before the next step")
         guard now >= nextPoll else { return .idle }
         if supervisor.phase == .faulted {
             reprobe(now: now)
             return .idle
         }
         frames.removeAll(keepingCapacity: true)
+        taken = 0
         var status = PollStatus.ok
         let verdict: ChipSupervisor.Verdict
         do {
@@ -182,7 +187,7 @@ public final class SamplingEngine {
             frames.removeAll { $0 == ChipSample(ax: 0, ay: 0, az: 0) }
             if sourceEnded && frames.isEmpty && status != .overflow {
                 nextPoll = now + intervalMicros
-                return .polled(frames: 0)
+                return .polled(frames: 0, gap: nil)
             }
             verdict = supervisor.polled(frames[...], overflowed: status == .overflow, now: now)
         } catch {
@@ -195,32 +200,50 @@ public final class SamplingEngine {
             nextPoll = at
             return .idle
         case .fault(let reason):
-            sink.fault(reason, at: streamNow)
             nextPoll = supervisor.nextAttemptAt
-            return .idle
+            return .fault(reason, at: streamNow)
         case .wait:
             nextPoll = supervisor.phase == .faulted ? supervisor.nextAttemptAt : now + intervalMicros
             return .idle
         case .recovered, .ok:
             break
         }
-        account(now: now, status: status, recovered: verdict == .recovered, detectors: &d, sink: &sink)
-        for f in frames {
-            let s = mount.apply(Sample(t: streamNow, accel: Vec3(f.ax, f.ay, f.az), gyro: Vec3(f.gx, f.gy, f.gz)))
-            index += 1
-            samples += 1
-            let e = d.update(s)
-            if let c = sink.sample(s, events: e, detectors: d) { d.apply(c) }
+        let gap = account(now: now, status: status, recovered: verdict == .recovered)
+        unscheduled = true
+        return .polled(frames: frames.count, gap: gap)
+    }
+
+    /// The last poll's next reading, through the detectors: the sample (board axes, offsets
+    /// applied) and what it raised. nil once every reading is through; the next poll is then
+    /// scheduled.
+    @inline(__always)
+    public func next() -> (sample: Sample, events: Events)? {
+        guard taken < frames.count else {
+            if unscheduled { schedule() }
+            return nil
         }
+        let f = frames[taken]
+        taken += 1
+        let s = mount.apply(Sample(t: streamNow, accel: Vec3(f.ax, f.ay, f.az), gyro: Vec3(f.gx, f.gy, f.gz)))
+        index += 1
+        samples += 1
+        return (s, detectors.update(s))
+    }
+
+    /// After a poll's readings: when the next is due.
+    func schedule() {
+        unscheduled = false
         if let (rest, active) = interruptIntervals {
-            draining = !d.resting && sensor.usesFIFO
+            draining = !detectors.resting && sensor.usesFIFO
             nextPoll = clock.now + (draining ? active : rest)
-            return .polled(frames: frames.count)
+            return
         }
         nextPoll += intervalMicros
         if nextPoll <= clock.now - intervalMicros { nextPoll = clock.now + intervalMicros }
-        return .polled(frames: frames.count)
     }
+
+    /// The host cannot poll before `t` (clock µs): a stall of its own.
+    public func postpone(until t: Int64) { nextPoll = t }
 
     /// The host starts polling at `now`, or polls again after time it spent elsewhere on purpose
     /// (starting up after the chip was configured, reloading the profile): that time is not a
@@ -241,10 +264,15 @@ public final class SamplingEngine {
         nextPoll = max(nextPoll, now)
     }
 
-    /// Applies what the alarm asked of the detectors between polls (a command): the engine is
-    /// the only one that changes them.
-    public func apply<D: SampleDetector>(_ change: DetectorChange, to d: inout D) {
-        d.apply(change)
+    /// Applies what the alarm asked of the detectors, between readings: the engine is the only
+    /// one that changes them.
+    public func apply(_ change: DetectorChange) {
+        detectors.apply(change)
+    }
+
+    /// Fresh detectors with `detection` (the profile was reloaded).
+    public func restart(_ detection: DetectionSettings) {
+        detectors = DefaultDetectors(detection)
     }
 
     /// The chip's self-test, between polls (the alarm arming): the chip is tested, then started
@@ -275,22 +303,24 @@ public final class SamplingEngine {
     /// FIFO, a retried poll) are bridged; a real break (an overflow, a stall, a fault) restarts
     /// the detectors rather than join old and new data. The tamper detector keeps its armed
     /// reference through the reset: a kiosk moved while its sensor was out is still a moved kiosk.
-    func account<D: SampleDetector, S: EngineSink>(now: Int64, status: PollStatus, recovered: Bool, detectors d: inout D, sink: inout S) {
+    func account(now: Int64, status: PollStatus, recovered: Bool) -> Gap? {
         let missed = (now - lastData) / periodMicros - Int64(frames.count)
         let stalled = !sensor.usesFIFO && !recovered && !frames.isEmpty && missed * periodMicros >= Self.stallMicros
+        var gap: Gap?
         if status == .overflow || stalled || recovered {
             let lost = max(missed, 1)
             let start = streamNow
             index += lost
-            d.reset()
+            detectors.reset()
             let cause: Gap.Cause = recovered ? .recovered(attempts: supervisor.attempts) : (status == .overflow ? .overflow : .stall)
             if cause == .overflow { overflows += 1 }
-            sink.gap(Gap(cause: cause, start: start, resume: streamNow, lost: lost))
+            gap = Gap(cause: cause, start: start, resume: streamNow, lost: lost)
         } else if !sensor.usesFIFO && !frames.isEmpty && missed > 0 {
             index += missed
             skipped += Int(missed)
         }
         if !frames.isEmpty { lastData = now }
+        return gap
     }
 }
 

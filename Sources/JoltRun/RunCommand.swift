@@ -138,13 +138,14 @@ package final class RunCommand {
                                control: s.control, limitMicros: options.limitMicros, counters: counters, sink: sink,
                                started: first ? { notifier.send(ready) } : nil, pin: s.pin)
             first = false
-            var detectors = DefaultDetectors(settings)
-            if try loop.run(&detectors) == .done { break }
+            if try loop.run() == .done { break }
             switch reload(s) {
             case .success(let done): s.control?.answerReload(JSON.members([("ok", true), ("reloaded", .string(done))]).text)
             case .failure(let refused): s.control?.answerReload(ControlReply.refusal(refused.message))
             }
+            // Fresh detectors for the profile as it now is (or as it was, refused).
             s.engine.mount = board.mount
+            s.engine.restart(detectionSettings(s.sensor))
         }
         var r = report(s)
         r.wallMicros = Sys.monotonicMicros() - wallStart

@@ -55,10 +55,10 @@ package struct Turn {
     package var outcome: RunCommand.Outcome?
 }
 
-/// `jolt run`'s loop for one detector set, Jolt's (the service runs no other): wait for the chip's
-/// next poll or a wake-up, handle the wake-ups (each a descriptor and a handler), have the engine
-/// apply what they asked of the detectors, then let the engine poll the chip, its samples going
-/// to `RunSink`.
+/// `jolt run`'s loop: wait for the chip's next poll or a wake-up, handle the wake-ups (each a
+/// descriptor and a handler), have the engine apply what they asked of its detectors, then let
+/// the engine poll the chip and take each reading through them, the samples and events going
+/// to `RunSink` and the alarm's answers back to the engine.
 package struct RunLoop {
     package let engine: SamplingEngine
     package let clock: RunClock
@@ -76,10 +76,10 @@ package struct RunLoop {
     /// net; nil: the chip is polled on the timer alone.
     package var pin: InterruptPin? = nil
 
-    package func run(_ d: inout DefaultDetectors) throws(JoltError) -> RunCommand.Outcome {
+    package func run() throws(JoltError) -> RunCommand.Outcome {
         // The alarm at start (once): it may arm; fresh detectors (at start, after a reload) take
         // the armed reference at their first sample.
-        if let c = alarm?.begin(at: engine.streamNow, gravity: d.gravity) { engine.apply(c, to: &d) }
+        if let c = alarm?.begin(at: engine.streamNow, gravity: engine.detectors.gravity) { engine.apply(c) }
         started?()
         var sink = self.sink
         sink.rearm = alarm?.watching ?? false
@@ -98,30 +98,48 @@ package struct RunLoop {
                     _ = pin.take(now: clock.now)
                 }
             }
-            var turn = Turn(gravity: d.gravity)
+            var turn = Turn(gravity: engine.detectors.gravity)
             for (w, r) in zip(wakeups, ready) { w.handle(r, &turn) }
-            for c in turn.changes { engine.apply(c, to: &d) }
+            for c in turn.changes { engine.apply(c) }
             if let outcome = turn.outcome { return outcome }
             let now = clock.now
             // A lost sensor is part of the alarm: time passes for it without samples, and armed,
             // a sensor silent for `sensor_lost_ms` triggers it.
             if let alarm, engine.supervisor.phase != .running {
                 let silent = now - engine.lastData
-                if let c = alarm.sensorSilent(for: silent, at: engine.streamNow + silent, gravity: d.gravity) { engine.apply(c, to: &d) }
+                if let c = alarm.sensorSilent(for: silent, at: engine.streamNow + silent, gravity: engine.detectors.gravity) { engine.apply(c) }
             }
             if now < engine.nextPoll { continue }   // woken early by a request
             counters.wakeups += 1
             if watcher?.woke(now: now) == true { return .done }
             if let end = clock.pollBlocked(at: now) {
-                engine.nextPoll = end   // the host cannot poll until then
+                engine.postpone(until: end)   // the host cannot poll until then
                 continue
             }
             if engine.supervisor.phase != .running && dataEnded(now: now) { return .done }
-            engine.sourceEnded = clock.motionEnded
-            guard case .polled(let frames) = engine.step(now: now, detectors: &d, sink: &sink) else { continue }
+            guard let frames = passOn(engine.step(now: now, sourceEnded: clock.motionEnded), &sink) else { continue }
             control?.flushStream()
             if let limit = limitMicros, engine.streamMicros >= limit { return .done }
             if clock.motionEnded && (frames == 0 || !engine.sensor.usesFIFO) { return .done }
+        }
+    }
+
+    /// Passes on what a step brought: a fault, or a gap and then each reading with its events,
+    /// the alarm's answer to each going back to the detectors before the next. The readings
+    /// polled, or nil when nothing was.
+    func passOn(_ step: Step, _ sink: inout RunSink) -> Int? {
+        switch step {
+        case .idle:
+            return nil
+        case .fault(let reason, let t):
+            sink.fault(reason, at: t)
+            return nil
+        case .polled(let frames, let gap):
+            if let gap { sink.gap(gap) }
+            while let (s, e) = engine.next() {
+                if let c = sink.sample(s, events: e, detectors: engine.detectors) { engine.apply(c) }
+            }
+            return frames
         }
     }
 
@@ -179,8 +197,8 @@ package final class RunCounters {
 
 /// Where the engine's output goes in `jolt run`: samples to the watcher and the live stream;
 /// events to records (`EventRouter`) and to the alarm, whose answer (arm or disarm the tamper
-/// detector) goes back to the engine; faults and gaps to records, the log and systemd's status.
-package struct RunSink: EngineSink {
+/// detector) the loop gives the engine; faults and gaps to records, the log and systemd's status.
+package struct RunSink {
     package let router: EventRouter
     package let alarm: AlarmController?
     package let notifier: Notifier

@@ -79,8 +79,8 @@ extension RunCommand {
             let busLock = try BusLock.take(hw.exclusiveNode)
             undo.add { busLock?.release() }
             let sensor = try startChip()
-            let engine = SamplingEngine(sensor: sensor, clock: clock, mount: board.mount, limits: options.supervision,
-                                        drainMillis: board.fifoPollMillis, origin: clock.origin)
+            let engine = SamplingEngine(sensor: sensor, clock: clock, mount: board.mount, detection: detectionSettings(sensor),
+                                        limits: options.supervision, drainMillis: board.fifoPollMillis, origin: clock.origin)
             let control = try openControl()
             undo.add { control?.close() }
             let lines = try openLines(engine, &undo)

@@ -13,17 +13,27 @@ final class TestClock: EngineClock {
     func delay(milliseconds: UInt32) { sim.now += Int64(milliseconds) * 1000 }
 }
 
-/// Collects what the engine hands on.
-struct Collected: EngineSink {
+/// Collects what the engine's steps bring.
+struct Collected {
     var samples: [Sample] = []
     var gaps: [Gap] = []
     var faults: [String] = []
-    mutating func fault(_ reason: String, at t: Int64) { faults.append(reason) }
-    mutating func gap(_ gap: Gap) { gaps.append(gap) }
-    mutating func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: borrowing D) -> DetectorChange? {
-        samples.append(s)
-        return nil
+
+    /// Polls `e` if due at `now`, and takes what came.
+    mutating func step(_ e: SamplingEngine, now: Int64) {
+        switch e.step(now: now) {
+        case .idle: break
+        case .fault(let reason, _): faults.append(reason)
+        case .polled(_, let gap):
+            if let gap { gaps.append(gap) }
+            while let (s, _) = e.next() { samples.append(s) }
+        }
     }
+}
+
+/// Detection settings for an engine in a test.
+func testDetection(_ sensor: ChipSensor) -> DetectionSettings {
+    DetectionSettings(sensitivity: .medium, rateMilliHz: sensor.rateMilliHz, gyro: false)
 }
 
 @Suite("The sampling engine")
@@ -40,14 +50,13 @@ struct EngineTests {
         let sensor = try ChipSensor(chip, bus: bus, busName: "the simulated bus", address: chip.info.addresses[0], settings: SensorSettings(rateMilliHz: rate, fifo: fifo))
         var delay = TestDelay(clock: clock)
         try sensor.start(delay: &delay)
-        return (SamplingEngine(sensor: sensor, clock: clock, mount: .identity, drainMillis: 100), clock)
+        return (SamplingEngine(sensor: sensor, clock: clock, mount: .identity, detection: testDetection(sensor), drainMillis: 100), clock)
     }
 
     func run(_ e: SamplingEngine, _ clock: TestClock, until t: Int64, into sink: inout Collected) {
-        var d = DefaultDetectors(DetectionSettings(sensitivity: .medium, rateMilliHz: e.sensor.rateMilliHz, gyro: false))
         while clock.now < t {
             clock.sim.now = max(clock.now, e.nextPoll)
-            _ = e.step(now: clock.now, detectors: &d, sink: &sink)
+            sink.step(e, now: clock.now)
         }
     }
 

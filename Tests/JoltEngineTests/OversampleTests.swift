@@ -23,16 +23,15 @@ struct OversampleTests {
                                     settings: SensorSettings(rateMilliHz: rate, fifo: fifo), oversample: oversample)
         var delay = TestDelay(clock: clock)
         try sensor.start(delay: &delay)
-        return (SamplingEngine(sensor: sensor, clock: clock, mount: .identity, drainMillis: 200), clock, bus)
+        return (SamplingEngine(sensor: sensor, clock: clock, mount: .identity, detection: testDetection(sensor), drainMillis: 200), clock, bus)
     }
 
     func run(_ e: SamplingEngine, _ clock: TestClock, seconds: Int64) -> Collected {
         var sink = Collected()
-        var d = DefaultDetectors(DetectionSettings(sensitivity: .medium, rateMilliHz: e.sensor.rateMilliHz, gyro: false))
         let end = clock.now + seconds * 1_000_000
         while clock.now < end {
             clock.sim.now = max(clock.now, e.nextPoll)
-            _ = e.step(now: clock.now, detectors: &d, sink: &sink)
+            sink.step(e, now: clock.now)
         }
         return sink
     }

@@ -207,21 +207,17 @@ extension String {
 
 /// What calibration measures: raw readings (chip axes, no offsets) through the sampling engine,
 /// summed per axis, with a progress bar on a terminal.
-final class CalibrationReading: EngineSink {
+final class CalibrationReading {
     var count = 0
     var sum = [Int64](repeating: 0, count: 6), squares = [Double](repeating: 0, count: 6)
     var low = [Int32](repeating: .max, count: 3), high = [Int32](repeating: .min, count: 3)
     var hasGyro = false
     var bus = ""
-    var failure: String?
     /// Readings from this stream time on are not counted, µs.
     var limitMicros = Int64.max
 
-    func fault(_ reason: String, at t: Int64) { failure = failure ?? reason }
-    func gap(_ gap: Gap) {}
-
-    func sample<D: SampleDetector>(_ s: Sample, events: Events, detectors: borrowing D) -> DetectorChange? {
-        guard s.t < limitMicros else { return nil }
+    func add(_ s: Sample) {
+        guard s.t < limitMicros else { return }
         let v = [s.accel.x, s.accel.y, s.accel.z, s.gyro.x, s.gyro.y, s.gyro.z]
         count += 1
         for i in 0..<6 {
@@ -232,7 +228,6 @@ final class CalibrationReading: EngineSink {
             low[i] = min(low[i], v[i])
             high[i] = max(high[i], v[i])
         }
-        return nil
     }
 }
 
@@ -244,21 +239,21 @@ extension CalibrateCommand {
         var delay = ClockDelay(clock: clock)
         do { try hw.sensor.start(delay: &delay) } catch { throw chipError(error, hw.sensor) }
         Log.info("calibrating \(hw.sensor.identity) on \(hw.busName): keep the device still for \(EventRecord.seconds(micros)) s")
-        let engine = SamplingEngine(sensor: hw.sensor, clock: clock, mount: .identity, drainMillis: board.fifoPollMillis)
         var settings = board.detection
         settings.rateMilliHz = hw.sensor.rateMilliHz
-        var detectors = DefaultDetectors(settings)
-        var reading = CalibrationReading()
+        let engine = SamplingEngine(sensor: hw.sensor, clock: clock, mount: .identity, detection: settings, drainMillis: board.fifoPollMillis)
+        let reading = CalibrationReading()
         reading.hasGyro = hw.sensor.hasGyro
         reading.bus = hw.busName
         reading.limitMicros = micros
         let bar = ProgressBar(label: "measuring", total: micros)
         while engine.streamMicros < micros {
             clock.advance(to: engine.nextPoll)
-            let step = engine.step(now: clock.now, detectors: &detectors, sink: &reading)
-            if let why = reading.failure { throw JoltError(.unavailable, why) }
+            let step = engine.step(now: clock.now)
+            if case .fault(let why, _) = step { throw JoltError(.unavailable, why) }
+            while let (s, _) = engine.next() { reading.add(s) }
             bar?.show(engine.streamMicros)
-            if case .polled(0) = step, clock.motionEnded { break }
+            if case .polled(0, _) = step, clock.motionEnded { break }
         }
         bar?.finish()
         return reading
