@@ -137,7 +137,7 @@ package struct RunLoop {
         case .polled(let frames, let gap):
             if let gap { sink.gap(gap) }
             while let (s, e) = engine.next() {
-                if let c = sink.sample(s, events: e, detectors: engine.detectors) { engine.apply(c) }
+                if let c = sink.sample(s, events: e, engine: engine) { engine.apply(c) }
             }
             return frames
         }
@@ -253,38 +253,44 @@ package struct RunSink {
         notifier.send("STATUS=watching \(sensor.identity) on \(sensor.busName)")
     }
 
-    package mutating func sample<D: SampleDetector>(_ s: Sample, events e: Events, detectors d: borrowing D) -> DetectorChange? {
+    /// One sample and what it raised, with `engine`'s detectors after it, which are read only
+    /// where needed (the engine's are not copied for each sample).
+    package mutating func sample(_ s: Sample, events e: Events, engine: SamplingEngine) -> DetectorChange? {
         let watcher = router.watcher, control = router.control
         evidence?.add(s)
-        if let b = router.bridge, s.t >= measures.nextAt, let m = measures.due(at: s.t, d) { b.measures(tiltDeci: m.tiltDeci, speedMMs: m.speedMMs) }
+        if let b = router.bridge, s.t >= measures.nextAt, let m = measures.due(at: s.t, engine.detectors) {
+            b.measures(tiltDeci: m.tiltDeci, speedMMs: m.speedMMs)
+        }
         if watcher != nil || control?.streaming == true {
-            let levels = LiveLevels(d)
+            let levels = LiveLevels(engine.detectors)
             watcher?.sample(s, levels)
             if let c = control, c.streaming { c.stream(levels.streamLine(s)) }
         }
         guard let alarm else {
-            if !e.isEmpty { route(e, at: s.t, detectors: d) }
-            return watchTamper(at: s.t, detectors: d)
+            if !e.isEmpty { route(e, at: s.t, detectors: engine.detectors) }
+            return watchTamper(at: s.t, engine: engine)
         }
         // The first sample of fresh detectors takes the armed reference; then the sample's events
         // as records, then the alarm's step (which may arm or disarm the tamper detector anew).
-        let first: DetectorChange? = rearm ? alarm.rearm(gravity: d.gravity) : nil
+        let gravity = engine.detectors.gravity
+        let first: DetectorChange? = rearm ? alarm.rearm(gravity: gravity) : nil
         rearm = false
         let shown = alarm.shown(e)
-        if !shown.isEmpty { route(shown, at: s.t, detectors: d) }
-        let tamper = e.contains(.tamper) ? d.tamperReading(at: s.t) : nil, peak2 = e.contains(.shakeBegan) ? d.shakePeak2 : 0
-        return alarm.observe(e, at: s.t, gravity: d.gravity, reason: { TriggerReason(cause: $0, tamper: tamper, shakePeak2: peak2) }) ?? first
+        if !shown.isEmpty { route(shown, at: s.t, detectors: engine.detectors) }
+        let tamper = e.contains(.tamper) ? engine.detectors.tamperReading(at: s.t) : nil
+        let peak2 = e.contains(.shakeBegan) ? engine.detectors.shakePeak2 : 0
+        return alarm.observe(e, at: s.t, gravity: gravity, reason: { TriggerReason(cause: $0, tamper: tamper, shakePeak2: peak2) }) ?? first
     }
 
     /// Without an alarm, for a watcher that asks (`RunWatcher.watchesTamper`): the tamper
     /// detector armed a second after the first sample, against the orientation then.
-    mutating func watchTamper<D: SampleDetector>(at t: Int64, detectors d: borrowing D) -> DetectorChange? {
-        guard let watcher = router.watcher, watcher.watchesTamper, !d.tamperArmed else { return nil }
+    mutating func watchTamper(at t: Int64, engine: SamplingEngine) -> DetectorChange? {
+        guard let watcher = router.watcher, watcher.watchesTamper, !engine.detectors.tamperArmed else { return nil }
         guard let first = firstSampleAt else {
             firstSampleAt = t
             return nil
         }
-        return t - first >= 1_000_000 ? .armTamper(reference: d.gravity) : nil
+        return t - first >= 1_000_000 ? .armTamper(reference: engine.detectors.gravity) : nil
     }
 
     /// A sample's events as records, to the router.
