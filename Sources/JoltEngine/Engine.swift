@@ -30,7 +30,8 @@ public struct Gap: Equatable, Sendable {
 
 /// What a step did.
 public enum Step: Equatable, Sendable {
-    /// Nothing read: not due yet, retrying, or verifying a re-probe.
+    /// Nothing read: not due yet, retrying, faulted (a re-probe not yet due, or failed) or
+    /// verifying a re-probe.
     case idle
     /// The chip has failed (once per fault), at stream time `at`: re-probing follows.
     case fault(String, at: Int64)
