@@ -65,7 +65,9 @@ package struct DetectionKey: @unchecked Sendable {
 
     /// Reads it from its section's object, if the profile gives it, into `d`.
     func read(_ r: ObjectReader, into d: inout DetectionSettings) throws(JoltError) {
-        let v = places == 0 ? try r.integer(name, range, unit) : try r.fixed(name, places: places, range: range, unit: unit).map { Int32($0) }
+        let v = places == 0
+            ? try r.integer(name, range, unit)
+            : try r.fixed(name, places: places, range: range, unit: unit).map { Int32($0) }
         if let v { set(v, in: &d) }
     }
 }
@@ -76,20 +78,34 @@ package enum DetectionKeys {
     package static let gravityTau = DetectionKey("", "gravity_tau_ms", 50...10_000, "ms", \.gravityTauMillis,
         meaning: "Time constant of the gravity estimate the detectors share.")
 
-    package static let shakeThreshold = DetectionKey("shake", "threshold_g", places: 3, 50...16_000, "g", \.shake.thresholdMilliG, .atLeast(\.shake.strongMilliG),
+    package static let shakeThreshold = DetectionKey(
+        "shake", "threshold_g", places: 3, 50...16_000, "g", \.shake.thresholdMilliG, .atLeast(\.shake.strongMilliG),
         meaning: "A lobe of dynamic acceleration (gravity removed) counts when its peak reaches this.")
 
     package static let calmPair = DetectionKey("shake", "calm_pair", places: 2, 0...200, "", \.shake.calmPairPercent,
-        meaning: "A shake from a still hand (nothing past `hysteresis_g` for `quiet_before_ms`) is recognised at its second lobe when that lobe comes within 200 ms of the first and reaches this share of its peak; 0 turns the rule off (`min_lobes`, or two `strong_g` lobes).")
+        meaning: """
+            A shake from a still hand (nothing past `hysteresis_g` for `quiet_before_ms`) is \
+            recognised at its second lobe when that lobe comes within 200 ms of the first and \
+            reaches this share of its peak; 0 turns the rule off (`min_lobes`, or two `strong_g` \
+            lobes).
+            """)
 
     package static let shake: [DetectionKey] = [
         shakeThreshold,
         DetectionKey("shake", "strong_g", places: 3, 50...32_000, "g", \.shake.strongMilliG,
-            meaning: "Two opposite lobes in a row both past this make a shake at once; gentler ones need `min_lobes`. Neither applies to a shake from rest (nothing past `hysteresis_g` for `quiet_before_ms`) whose second lobe comes within 200 ms at `calm_pair` of the first's peak, when that is on (`high`): that is a shake at its second lobe."),
+            meaning: """
+                Two opposite lobes in a row both past this make a shake at once; gentler ones need \
+                `min_lobes`. Neither applies to a shake from rest (nothing past `hysteresis_g` for \
+                `quiet_before_ms`) whose second lobe comes within 200 ms at `calm_pair` of the \
+                first's peak, when that is on (`high`): that is a shake at its second lobe.
+                """),
         DetectionKey("shake", "hysteresis_g", places: 3, 20...8_000, "g", \.shake.hysteresisMilliG,
             meaning: "A lobe ends when the level falls below this; below threshold_g."),
         DetectionKey("shake", "min_lobes", 2...12, "", \.shake.minLobes,
-            meaning: "Alternating lobes in a row that make a shake when they are not strong (`strong_g`); a quick pair from rest is one sooner (see `strong_g`)."),
+            meaning: """
+                Alternating lobes in a row that make a shake when they are not strong (`strong_g`); \
+                a quick pair from rest is one sooner (see `strong_g`).
+                """),
         DetectionKey("shake", "min_half_period_ms", 5...1000, "ms", \.shake.minHalfPeriodMillis,
             meaning: "Shortest time between lobes (a knock rings faster)."),
         DetectionKey("shake", "max_half_period_ms", 20...2000, "ms", \.shake.maxHalfPeriodMillis,
@@ -107,7 +123,8 @@ package enum DetectionKeys {
             meaning: "How much of the time between lobes must be above the hysteresis level."),
         DetectionKey("shake", "clipped_opposition", places: 2, 0...100, "", \.shake.clippedOppositionPercent,
             meaning: "The opposition required when the chip clips at its full scale."),
-        DetectionKey("shake", "refractory_ms", 0...60_000, "ms", \.shake.refractoryMillis, .same(\.phoneShake.refractoryMillis),
+        DetectionKey(
+            "shake", "refractory_ms", 0...60_000, "ms", \.shake.refractoryMillis, .same(\.phoneShake.refractoryMillis),
             meaning: "After a shake ends, no new one for this long (the phone algorithms use it too)."),
         DetectionKey("shake", "max_duration_ms", 200...600_000, "ms", \.shake.maxDurationMillis,
             meaning: "A shake longer than this is cancelled (a machine vibrating, not a hand)."),
@@ -131,7 +148,10 @@ package enum DetectionKeys {
         DetectionKey("flip", "release_angle_deg", places: 1, 10...1790, "degrees", \.flip.releaseAngleDeci,
             meaning: "Past this angle from straight down counts as face up again; above face_down_angle_deg."),
         DetectionKey("flip", "still_g", places: 3, 5...1000, "g", \.flip.stillMilliG,
-            meaning: "Still: every axis keeps within a band twice this wide, and the line fitted through its readings drifts by less than half this over the spell."),
+            meaning: """
+                Still: every axis keeps within a band twice this wide, and the line fitted through \
+                its readings drifts by less than half this over the spell.
+                """),
         DetectionKey("flip", "still_rate_dps", places: 3, 100...2_000_000, "°/s", \.flip.stillRateMdps,
             meaning: "Rotation rate below this counts as still."),
         DetectionKey("flip", "hold_ms", 0...10_000, "ms", \.flip.holdMillis,
@@ -149,13 +169,19 @@ package enum DetectionKeys {
     package static let tilt = DetectionKey("tamper", "tilt_deg", places: 1, 5...900, "degrees", \.tamper.tiltDeci,
         meaning: "Tilt from the armed orientation that counts as tamper.")
     package static let moveSpeed = DetectionKey("tamper", "move_mm_s", 5...1000, "mm/s", \.tamper.moveSpeedMMs,
-        meaning: "The speed, measured by integrating the acceleration, that counts as the kiosk moving (a tap's comes back to zero within tens of milliseconds).")
+        meaning: """
+            The speed, measured by integrating the acceleration, that counts as the kiosk moving (a \
+            tap's comes back to zero within tens of milliseconds).
+            """)
 
     package static let tamper: [DetectionKey] = [
         tilt,
         moveSpeed,
         DetectionKey("tamper", "move_ms", 20...2000, "ms", \.tamper.moveMillis,
-            meaning: "How long the kiosk must keep moving the same way: a slide or a lift does, a ringing counter does not."),
+            meaning: """
+                How long the kiosk must keep moving the same way: a slide or a lift does, a ringing \
+                counter does not.
+                """),
         DetectionKey("tamper", "holdoff_ms", 0...600_000, "ms", \.tamper.holdoffMillis,
             meaning: "After a tamper event, the next one is held off this long."),
     ]
