@@ -86,3 +86,114 @@ extension JSONNode {
         return members.first { $0.key == key }?.value
     }
 }
+
+/// Building JSON text.
+public enum JSONText {
+    /// `s` as a JSON string literal, quotes included.
+    public static func quote(_ s: String) -> String {
+        var out = ""
+        quote(s, into: &out)
+        return out
+    }
+
+    /// Appends `s` as a JSON string literal, quotes included, to `out`. A string with nothing to
+    /// escape (no quote, backslash or control character: every key and nearly every value) is
+    /// appended whole.
+    public static func quote(_ s: String, into out: inout String) {
+        out += "\""
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            out += s
+        } else {
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                default:
+                    if u.value < 0x20 {
+                        let h = String(u.value, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                    } else {
+                        out.unicodeScalars.append(u)
+                    }
+                }
+            }
+        }
+        out += "\""
+    }
+
+    /// Renders a value (compact, keys in their order).
+    public static func render(_ v: JSON) -> String {
+        var out = ""
+        render(v, into: &out)
+        return out
+    }
+
+    /// Appends a value, rendered compact with its keys in their order, to `out`.
+    public static func render(_ v: JSON, into out: inout String) {
+        switch v {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += n
+        case .string(let s): quote(s, into: &out)
+        case .array(let a):
+            out += "["
+            for (i, e) in a.enumerated() {
+                if i > 0 { out += "," }
+                render(e.value, into: &out)
+            }
+            out += "]"
+        case .object(let o):
+            out += "{"
+            for (i, m) in o.enumerated() {
+                if i > 0 { out += "," }
+                quote(m.key, into: &out)
+                out += ":"
+                render(m.value.value, into: &out)
+            }
+            out += "}"
+        }
+    }
+}
+
+extension JSONNode {
+    /// The value as JSON text, two spaces per level, keys in their order; short lists and
+    /// objects of scalars stay on one line, as people write board files.
+    public func pretty(indent: Int = 0) -> String {
+        let pad = String(repeating: " ", count: indent)
+        func scalar(_ v: JSON) -> String? {
+            switch v {
+            case .null: return "null"
+            case .bool(let b): return b ? "true" : "false"
+            case .number(let n): return n
+            case .string(let s): return JSONText.quote(s)
+            default: return nil
+            }
+        }
+        if let s = scalar(value) { return s }
+        switch value {
+        case .array(let items):
+            let inner = items.map { $0.pretty(indent: indent + 2) }
+            if !inner.contains(where: { $0.contains("\n") }) && inner.joined(separator: ", ").count <= 60 { return "[" + inner.joined(separator: ", ") + "]" }
+            return "[\n" + inner.map { pad + "  " + $0 }.joined(separator: ",\n") + "\n" + pad + "]"
+        case .object(let members):
+            if members.isEmpty { return "{}" }
+            // Short objects inside others stay on one line, nested ones too ({ "buzzer": { ... } }).
+            let inner = members.map { JSONText.quote($0.key) + ": " + $0.value.pretty(indent: indent + 2) }
+            if indent > 0 && !inner.contains(where: { $0.contains("\n") }) && inner.joined(separator: ", ").count <= 60 { return "{ " + inner.joined(separator: ", ") + " }" }
+            return "{\n" + inner.map { pad + "  " + $0 }.joined(separator: ",\n") + "\n" + pad + "}"
+        default:
+            return ""
+        }
+    }
+
+    /// An object with `key` set to `v` (replaced in place, or added at the end).
+    public func setting(_ key: String, _ v: JSON) -> JSONNode {
+        guard case .object(var members) = value else { return self }
+        let node = JSONNode(value: v, line: line)
+        if let i = members.firstIndex(where: { $0.key == key }) { members[i].value = node } else { members.append((key, node)) }
+        return JSONNode(value: .object(members), line: line)
+    }
+}
