@@ -144,26 +144,7 @@ extension BoardProfile {
             }
             b.bus = bus == "sim" ? "sim" : LinuxI2CPath.normalize(bus)!
         }
-        if let c = try r.choice("chip", ChipRegistry.names + ["auto"]) { b.chip = c == "auto" ? nil : c }
-        if let n = r.node("address") {
-            b.address = try parseAddress(n) { m throws(JoltError) in r.fail("address", n, m) }
-        }
-        if let hz = try r.milli("rate_hz", 12_500...1_000_000, "Hz") { b.rateMilliHz = hz }
-        // The ranges the board's chip has (any registered chip's, when it is detected).
-        let named = b.chip.flatMap(ChipRegistry.named)
-        let facts = ChipFacts(named.map { [$0] } ?? ChipRegistry.all), any = ChipFacts(ChipRegistry.all)
-        if let g = try r.integer("accel_range_g", any.accelBounds, "g") {
-            guard facts.accelRangesG.contains(g) else { throw r.fail("accel_range_g", r.node("accel_range_g"), "must be \(facts.words(facts.accelRangesG)) (g)\(facts.on), found \(g)") }
-            b.accelRangeG = g
-        }
-        if let d = try r.integer("gyro_range_dps", any.gyroBounds, "°/s") {
-            guard facts.gyroRangesDps.isEmpty || facts.gyroRangesDps.contains(d) else {
-                throw r.fail("gyro_range_dps", r.node("gyro_range_dps"), "must be \(facts.words(facts.gyroRangesDps)) (°/s)\(facts.on), found \(d)")
-            }
-            b.gyroRangeDps = d
-        }
-        if let f = try r.bool("fifo") { b.fifo = f }
-        if let p = try r.integer("fifo_poll_ms", 10...1000, "ms") { b.fifoPollMillis = p }
+        let named = try parseChip(r, into: &b)
         if let i = try r.object("int") { b.interrupt = try parseInterrupt(i, chip: named) }
         if let m = try r.object("mount") { b.mount = try parseMount(m) }
         if let o = try r.object("offsets") {
@@ -185,6 +166,33 @@ extension BoardProfile {
         try checkWiring(b, r)
         try checkSounds(b, r)
         return b
+    }
+
+    /// The chip and how it is read: which chip at which address, its rate and ranges (checked
+    /// against the chip named, or any registered chip's when it is detected), the FIFO. The
+    /// chip named, if one is.
+    static func parseChip(_ r: ObjectReader, into b: inout BoardProfile) throws(JoltError) -> Chip? {
+        if let c = try r.choice("chip", ChipRegistry.names + ["auto"]) { b.chip = c == "auto" ? nil : c }
+        if let n = r.node("address") {
+            b.address = try parseAddress(n) { m throws(JoltError) in r.fail("address", n, m) }
+        }
+        if let hz = try r.milli("rate_hz", 12_500...1_000_000, "Hz") { b.rateMilliHz = hz }
+        // The ranges the board's chip has (any registered chip's, when it is detected).
+        let named = b.chip.flatMap(ChipRegistry.named)
+        let facts = ChipFacts(named.map { [$0] } ?? ChipRegistry.all), any = ChipFacts(ChipRegistry.all)
+        if let g = try r.integer("accel_range_g", any.accelBounds, "g") {
+            guard facts.accelRangesG.contains(g) else { throw r.fail("accel_range_g", r.node("accel_range_g"), "must be \(facts.words(facts.accelRangesG)) (g)\(facts.on), found \(g)") }
+            b.accelRangeG = g
+        }
+        if let d = try r.integer("gyro_range_dps", any.gyroBounds, "°/s") {
+            guard facts.gyroRangesDps.isEmpty || facts.gyroRangesDps.contains(d) else {
+                throw r.fail("gyro_range_dps", r.node("gyro_range_dps"), "must be \(facts.words(facts.gyroRangesDps)) (°/s)\(facts.on), found \(d)")
+            }
+            b.gyroRangeDps = d
+        }
+        if let f = try r.bool("fifo") { b.fifo = f }
+        if let p = try r.integer("fifo_poll_ms", 10...1000, "ms") { b.fifoPollMillis = p }
+        return named
     }
 
     /// An alarm sounds something when it triggers: its output, or an output or a command bound to
