@@ -23,14 +23,7 @@ extension JoltCLI {
         guard let node = try? JSONParser.parse(Array(reply.utf8)), case .object(let o) = node.value else {
             throw JoltError(.tempFailure, "jolt \(name): unexpected answer: \(reply.prefix(200))")
         }
-        func field(_ k: String) -> String? {
-            switch o.first(where: { $0.key == k })?.value.value {
-            case .string(let s): return s
-            case .number(let n): return n
-            case .bool(let b): return b ? "true" : "false"
-            default: return nil
-            }
-        }
+        let field = { (k: String) in answerField(o, k) }
         guard field("ok") == "true" else {
             throw JoltError(.failure, "jolt \(name): \(field("error") ?? reply)")
         }
@@ -38,6 +31,23 @@ extension JoltCLI {
             out.write(done + "\n")
             return
         }
+        show(status: o, out: out)
+    }
+
+    /// A scalar member of an answer as text.
+    static func answerField(_ o: [(key: String, value: JSONNode)], _ k: String) -> String? {
+        switch o.first(where: { $0.key == k })?.value.value {
+        case .string(let s): return s
+        case .number(let n): return n
+        case .bool(let b): return b ? "true" : "false"
+        default: return nil
+        }
+    }
+
+    /// The alarm's state (every answer to arm, disarm and status has it) and the run's figures
+    /// (status's), as a person reads them.
+    static func show(status o: [(key: String, value: JSONNode)], out: TextOutput) {
+        let field = { (k: String) in answerField(o, k) }
         if field("alarm") == "false" {
             out.write("this board has no alarm\n")
         } else {
