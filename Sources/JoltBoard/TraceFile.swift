@@ -83,6 +83,17 @@ public final class TraceFile {
     /// The current line number, for messages.
     public var line: Int { lineNumber }
 
+    /// `base` set up for the stream this file holds: its rate, whether it carries rotation rates,
+    /// the chip's range, and whether taps may be folded into spikes (`TraceHeader.mayAlias`).
+    public func detection(_ base: DetectionSettings) -> DetectionSettings {
+        var s = base
+        s.rateMilliHz = rateMilliHz
+        s.gyro = header.hasGyro
+        s.rangeMilliG = header.rangeMilliG ?? 0
+        s.tamper.mayAlias = header.mayAlias(rateMilliHz: rateMilliHz)
+        return s
+    }
+
     package func dataError(_ e: TraceError) -> JoltError {
         JoltError(.dataError, e.line > 0 ? "\(path):\(e.line): \(e.message)" : "\(path): \(e.message)")
     }

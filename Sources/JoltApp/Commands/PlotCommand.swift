@@ -87,11 +87,7 @@ struct PlotCommand {
         guard let t0 = first, count >= 2 else { throw JoltError(.dataError, "\(trace): fewer than two samples to plot") }
         // Pass 2: envelopes, points, events.
         let file = try TraceFile(path: trace)
-        var settings = board.detection
-        settings.rateMilliHz = file.rateMilliHz
-        settings.gyro = file.header.hasGyro
-        settings.rangeMilliG = file.header.rangeMilliG ?? 0
-        settings.tamper.mayAlias = file.header.mayAlias(rateMilliHz: file.rateMilliHz)
+        let settings = file.detection(board.detection)
         var drawn = try withAnyDetectors(settings, Pass(file: file, settings: settings, first: t0, last: last, count: count, arm: arm))
         drawn.hasGyro = file.header.hasGyro
         drawn.rateMilliHz = file.rateMilliHz

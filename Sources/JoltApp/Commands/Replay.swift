@@ -34,11 +34,7 @@ public struct ReplayCommand {
     public func run(out: TextOutput) throws(JoltError) {
         for path in files {
             let file = try TraceFile(path: path)
-            var settings = board.detection
-            settings.rateMilliHz = file.rateMilliHz
-            settings.gyro = file.header.hasGyro
-            settings.rangeMilliG = file.header.rangeMilliG ?? 0
-            settings.tamper.mayAlias = file.header.mayAlias(rateMilliHz: file.rateMilliHz)
+            let settings = file.detection(board.detection)
             if samples {
                 try dump(file, settings, out: out)
                 continue
