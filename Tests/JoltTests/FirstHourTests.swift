@@ -227,6 +227,18 @@ struct ConfigDocTests {
                 #expect(e?.message.contains(k.path) == true, "\(e?.message ?? "")")
             }
         }
+        // Every preset's value, at every rate, with and without a gyroscope, is one a profile
+        // may write: `jolt tune` and the reference print them back as profile values.
+        for sensitivity in Sensitivity.allCases {
+            for rate: Int32 in [12_500, 25_000, 50_000, 100_000, 400_000, 1_000_000] {
+                for gyro in [false, true] {
+                    let d = DetectionSettings(sensitivity: sensitivity, rateMilliHz: rate, gyro: gyro)
+                    for k in DetectionKeys.all {
+                        #expect(k.range.contains(Int64(d[keyPath: k.field])), "\(k.path) = \(d[keyPath: k.field]) (\(sensitivity), \(rate) mHz)")
+                    }
+                }
+            }
+        }
         // A companion moves with it: strong_g follows a threshold raised past it.
         let raised = try BoardProfile.parse(Array(#"{"detection": {"shake": {"threshold_g": 2}}}"#.utf8), file: "p.json").detection
         #expect(raised.shake.strongMilliG == 2000)
